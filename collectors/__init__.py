@@ -1,0 +1,1 @@
+"""Collectors: read CI result files (and, later, GitHub Actions) into Parity's store."""

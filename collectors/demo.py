@@ -1,0 +1,223 @@
+"""A deterministic, realistic demo history (vLLM, SGLang, PyTorch on MI300X, MI355X, MI455X,
+H100, H200, B200), written through the same `Writer` as real ingests.
+
+It contains every situation the parity views must show:
+- AMD-only failures, tests skipped only on AMD (vendor-gated reasons), flaky tests;
+- a suite that runs on NVIDIA but has no AMD lane (vLLM `spec_decode`);
+- an MI455X lane that builds but runs no tests and has no accuracy gate;
+- a throughput step regression on one AMD config (vLLM, MI355X, Llama-3.1-70B FP8, conc 64);
+- a GSM8K accuracy cliff at one concurrency only (DeepSeek-R1 EP decode on MI355X, conc 64,
+  about 80 % against about 94 % elsewhere).
+Same `days` and `end` give the same database."""
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from dataclasses import dataclass, replace
+from datetime import date, datetime, time, timedelta, timezone
+
+from sqlalchemy import Engine
+
+from collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
+from collectors.writer import ArtifactInfo, Provenance, Writer
+from db.hardware import vocabulary
+from db.migrate import upgrade
+
+REPO = {"vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "pytorch": "pytorch/pytorch"}
+LABELS = {  # runner labels as the real fleets spell them
+    "mi300x": {"vllm": "mi300_1", "sglang": "linux-mi300-gpu-1", "pytorch": "linux.rocm.gpu.gfx942.1"},
+    "mi355x": {"vllm": "mi355_1", "sglang": "linux-mi35x-gpu-1", "pytorch": "linux.rocm.gpu.gfx950.1"},
+    "mi455x": {"vllm": "gfx1250-dcgpu-1"},
+    "h100": {"vllm": "h100-1gpu", "sglang": "1-gpu-h100", "pytorch": "linux.aws.h100"},
+    "h200": {"vllm": "h200-1gpu", "sglang": "8-gpu-h200"},
+    "b200": {"vllm": "b200-1gpu", "sglang": "4-gpu-b200", "pytorch": "linux.dgx.b200"},
+}
+AMD = ("mi300x", "mi355x", "mi455x")
+SUITES = {
+    "vllm": {"kernels": 60, "entrypoints": 40, "distributed": 24, "spec_decode": 20},
+    "sglang": {"srt-unit": 50, "srt-models": 24},
+    "pytorch": {"inductor": 70, "distributed": 30},
+}
+NVIDIA_ONLY_SUITES = {("vllm", "spec_decode")}
+PERF_MODELS = {"meta-llama/Llama-3.1-70B-Instruct": ("fp8", 8),
+               "deepseek-ai/DeepSeek-R1": ("fp8", 8)}
+PERF_BASE = {"mi300x": 0.62, "mi355x": 0.95, "h100": 0.55, "h200": 0.70, "b200": 1.0}
+CONCURRENCIES = (4, 16, 64, 128)
+ISL_OSL = ((1024, 1024), (8192, 1024))
+REGRESSION = {"hardware": "mi355x", "model": "meta-llama/Llama-3.1-70B-Instruct",
+              "concurrency": 64, "isl": 1024, "drop": 0.09, "days_before_end": 10}
+CLIFF = {"hardware": "mi355x", "model": "deepseek-ai/DeepSeek-R1", "concurrency": 64,
+         "score": 0.80, "elsewhere": 0.94}
+ACC_CONCURRENCIES = (1, 8, 16, 32, 64, 128)
+
+
+@dataclass
+class DemoSummary:
+    nights: int
+    jobs: int
+    test_results: int
+    benchmark_rows: int
+    accuracy_rows: int
+
+
+def _sha(*parts) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
+
+
+def _tests(rng: random.Random, fw: str, suite: str, n: int, hw: str, night: int,
+           nights: int) -> list[TestRecord]:
+    amd = hw in AMD
+    out = []
+    module = {"vllm": "tests", "sglang": "test.srt", "pytorch": "test"}[fw]
+    for i in range(n):
+        cls = f"{module}.{suite.replace('-', '_')}.test_{suite.replace('-', '_')}_{i // 10}"
+        name = f"test_case_{i}"
+        params = ("fp8-128" if i % 3 == 0 else "bf16-64" if i % 3 == 1 else None)
+        outcome, message, reason, reruns = "passed", None, None, 0
+        if amd and i % 17 == 3:
+            outcome, reason = "skipped", ("not supported on ROCm" if i % 2 else "requires CUDA")
+        elif i % 23 == 5:
+            outcome, reason = "skipped", "requires 8 GPUs"
+        elif amd and i % 29 == 7 and night >= nights // 3:
+            outcome, message = "failed", "AssertionError: Tensor-likes are not close! (ROCm)"
+        elif hw == "mi355x" and i % 31 == 11:
+            outcome, message = "failed", "RuntimeError: HIP error: invalid device function"
+        elif i % 37 == 13 and rng.random() < 0.25:  # flaky on every vendor
+            if rng.random() < 0.5:
+                reruns = 1
+            else:
+                outcome, message = "failed", "TimeoutError: server did not start in 600 s"
+        elif amd and i % 41 == 17 and rng.random() < 0.3:  # flaky on AMD only
+            reruns = 1
+        elif not amd and i % 43 == 21 and night > nights - 5:  # a fresh NVIDIA-only failure
+            outcome, message = "failed", "AssertionError: expected 3 tokens, got 2"
+        out.append(TestRecord(classname=cls, name=name, params=params, outcome=outcome,
+                              suite=suite, file=f"{cls.replace('.', '/')}.py",
+                              phase="call" if outcome == "failed" else None,
+                              duration_s=round(0.2 + rng.random() * 3, 3), rerun_count=reruns,
+                              message=message, skip_reason=reason))
+    return out
+
+
+def _benchmarks(rng: random.Random, hw: str, night: int, nights: int) -> list[BenchmarkRecord]:
+    out: list[BenchmarkRecord] = []
+    no = 0
+    for model, (precision, tp) in PERF_MODELS.items():
+        for isl, osl in ISL_OSL:
+            for conc in CONCURRENCIES:
+                base = 2600.0 * PERF_BASE[hw] * math.sqrt(conc) * (1024 / isl) ** 0.3
+                if (hw == REGRESSION["hardware"] and model == REGRESSION["model"]
+                        and conc == REGRESSION["concurrency"] and isl == REGRESSION["isl"]
+                        and night >= nights - REGRESSION["days_before_end"]):
+                    base *= 1 - REGRESSION["drop"]
+                tput = base * (1 + rng.gauss(0, 0.015))
+                tpot = 1000.0 * conc / (tput / tp * 1.0) / 4.0
+                ttft = 40.0 + isl / (20.0 * PERF_BASE[hw]) * (1 + rng.gauss(0, 0.04))
+                cfg = {"backend": "vllm", "precision": precision, "tp": tp, "isl": isl,
+                       "osl": osl, "concurrency": conc, "request_rate": "inf",
+                       "dataset_name": "random"}
+                for metric, value, unit, direction, stat in (
+                        ("total_token_throughput", tput, "tok/s", "higher", ""),
+                        ("output_throughput", tput * osl / (isl + osl), "tok/s", "higher", ""),
+                        ("median_ttft_ms", ttft, "ms", "lower", "median"),
+                        ("median_tpot_ms", tpot, "ms", "lower", "median")):
+                    out.append(BenchmarkRecord(
+                        benchmark="serving", metric=metric, value=round(value, 3), model=model,
+                        unit=unit, direction=direction, statistic=stat, config=cfg,
+                        record_no=no))
+                no += 1
+    return out
+
+
+def _accuracy(rng: random.Random, hw: str) -> list[AccuracyRecord]:
+    out = []
+    n = 1319
+    for no, conc in enumerate(ACC_CONCURRENCIES):
+        p = CLIFF["elsewhere"] - (0.005 if hw in AMD else 0.0)
+        if hw == CLIFF["hardware"] and conc == CLIFF["concurrency"]:
+            p = CLIFF["score"]
+        hits = sum(rng.random() < p for _ in range(n))
+        value = hits / n
+        cfg = {"precision": "fp8", "tp": 8, "ep": 8, "dp": 1, "concurrency": conc,
+               "scenario": "ep-decode", "num_fewshot": 5}
+        out.append(AccuracyRecord(
+            task="gsm8k", metric="exact_match", filter="strict-match", value=value,
+            model=CLIFF["model"], stderr=math.sqrt(value * (1 - value) / (n - 1)), n=n,
+            threshold=0.90, config=cfg, record_no=no))
+    return out
+
+
+def build(engine: Engine, days: int = 60, end: date | None = None,
+          echo=lambda line: None) -> DemoSummary:
+    """Write `days` nightly runs ending on `end` (default: yesterday, UTC)."""
+    upgrade(engine)
+    end = end or (datetime.now(timezone.utc).date() - timedelta(days=1))
+    writer = Writer(vocabulary())
+    summary = DemoSummary(days, 0, 0, 0, 0)
+    start = end - timedelta(days=days - 1)
+    for night in range(days):
+        day = start + timedelta(days=night)
+        created = datetime.combine(day, time(2, 0))
+        with engine.begin() as conn:
+            for fw, suites in SUITES.items():
+                commit = _sha(fw, day)[:40]
+                for hw, labels in LABELS.items():
+                    label = labels.get(fw)
+                    if label is None:
+                        continue
+                    rng = random.Random(f"{fw}|{hw}|{day.isoformat()}")
+                    queue = timedelta(minutes=rng.randint(1, 90 if hw in AMD else 20))
+                    base = Provenance(
+                        run_id=f"demo-{fw}-{day:%Y%m%d}", job_id="", ci_system="demo",
+                        repository=REPO[fw], workflow="nightly", head_sha=commit,
+                        branch="main", event="schedule", run_conclusion="completed",
+                        run_created_at=created, run_started_at=created,
+                        run_completed_at=created + timedelta(hours=3),
+                        runner_labels=["self-hosted", label], runner_name=f"{label}-{night % 4:02d}",
+                        job_conclusion="success", framework=fw,
+                        framework_version={"vllm": "0.12.0", "sglang": "0.5.6",
+                                           "pytorch": "2.10.0"}[fw],
+                        rocm_version="7.0" if hw in AMD else "",
+                        cuda_version="" if hw in AMD else "12.9",
+                        job_created_at=created, job_started_at=created + queue,
+                        job_completed_at=created + queue + timedelta(minutes=50))
+                    if hw == "mi455x":  # the lane builds an image and runs nothing
+                        prov = _with(base, f"{hw}/build", f"{label}: build image", "build")
+                        writer.ensure_job(conn, prov)
+                        summary.jobs += 1
+                        continue
+                    for suite, n in suites.items():
+                        if hw in AMD and (fw, suite) in NVIDIA_ONLY_SUITES:
+                            continue
+                        prov = _with(base, f"{hw}/{suite}", f"{label}: {suite}", suite)
+                        result = ParseResult(format="junit", tests=_tests(
+                            rng, fw, suite, n, hw, night, days))
+                        _, written = writer.write(conn, result, prov, _art(prov, "junit"))
+                        summary.jobs += 1
+                        summary.test_results += written
+                    if fw == "vllm":
+                        prov = _with(base, f"{hw}/perf", f"{label}: serving benchmarks",
+                                     "performance")
+                        result = ParseResult(format="serving-bench",
+                                             benchmarks=_benchmarks(rng, hw, night, days))
+                        _, written = writer.write(conn, result, prov, _art(prov, "serving-bench"))
+                        summary.benchmark_rows += written
+                        prov = _with(base, f"{hw}/gsm8k", f"{label}: gsm8k accuracy", "accuracy")
+                        result = ParseResult(format="lm-eval", accuracy=_accuracy(rng, hw))
+                        _, written = writer.write(conn, result, prov, _art(prov, "lm-eval"))
+                        summary.accuracy_rows += written
+                        summary.jobs += 2
+        if (night + 1) % 10 == 0:
+            echo(f"demo: {night + 1}/{days} nights written")
+    return summary
+
+
+def _with(base: Provenance, job_id: str, name: str, suite: str) -> Provenance:
+    return replace(base, job_id=job_id, job_name=name, suite=suite)
+
+
+def _art(prov: Provenance, fmt: str) -> ArtifactInfo:
+    sha = _sha(prov.run_id, prov.job_id, fmt)
+    return ArtifactInfo(path=f"demo/{prov.run_id}/{prov.job_id}.{fmt}", sha256=sha,
+                        size_bytes=0, format=fmt, parser_version="demo", name="demo")

@@ -1,0 +1,18 @@
+"""Pure parsers: bytes in, normalised records out. No I/O beyond the stream they are given."""
+from collectors.formats.records import (
+    AccuracyRecord,
+    BenchmarkRecord,
+    ParseError,
+    ParseResult,
+    SessionTotals,
+    TestRecord,
+)
+
+__all__ = [
+    "AccuracyRecord",
+    "BenchmarkRecord",
+    "ParseError",
+    "ParseResult",
+    "SessionTotals",
+    "TestRecord",
+]

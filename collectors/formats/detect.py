@@ -1,0 +1,94 @@
+"""Format detection by content (with the file name as a tie-breaker) and the parser registry.
+
+Detection looks at the first bytes; for JSON it looks at the first record, since the JSON
+formats are told apart only by their keys."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import BinaryIO, Callable
+
+from collectors.formats import (
+    inductor_csv,
+    inferencex,
+    jsontext,
+    junit,
+    lm_eval,
+    pytest_json,
+    pytest_log,
+    pytorch_bench,
+    serving,
+)
+from collectors.formats.records import ParseError, ParseResult
+
+HEAD_BYTES = 64 * 1024
+
+
+class NotRecognised(ParseError):
+    """No parser claims the file: in a directory or an archive it is skipped, not an error."""
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    version: str
+    streaming: bool  # True: parse(stream); False: parse(bytes)
+    parse: Callable[..., ParseResult]
+
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    Format("junit", junit.PARSER_VERSION, True, junit.parse),
+    Format("pytest-json", pytest_json.PARSER_VERSION, False, pytest_json.parse),
+    Format("pytest-log", pytest_log.PARSER_VERSION, False, pytest_log.parse),
+    Format("serving-bench", serving.PARSER_VERSION, False, serving.parse),
+    Format("inferencex-agg", inferencex.PARSER_VERSION, False, inferencex.parse_agg),
+    Format("inferencex-evals", inferencex.PARSER_VERSION, False, inferencex.parse_evals),
+    Format("pytorch-v3", pytorch_bench.PARSER_VERSION, False, pytorch_bench.parse),
+    Format("inductor-csv", inductor_csv.PARSER_VERSION, False, inductor_csv.parse),
+    Format("lm-eval", lm_eval.PARSER_VERSION, False, lm_eval.parse),
+)}
+
+
+def detect_json(data: bytes) -> str:
+    values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
+    first = values[0] if values else None
+    if lm_eval.looks_like(first):
+        return "lm-eval"
+    if pytest_json.looks_like(first):
+        return "pytest-json"
+    if pytorch_bench.looks_like(first):
+        return "pytorch-v3"
+    if inferencex.looks_like_agg(first):
+        return "inferencex-agg"
+    if inferencex.looks_like_evals(first):
+        return "inferencex-evals"
+    if serving.looks_like(first):
+        return "serving-bench"
+    raise NotRecognised("JSON file of no known result format")
+
+
+def detect(head: bytes, name: str, read_all: Callable[[], bytes]) -> str:
+    """The format name of a file, from its first bytes, its name, and (for JSON) its content."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    lower = name.lower()
+    if text.startswith(b"<"):
+        return "junit"
+    if text[:1] in (b"{", b"["):
+        return detect_json(read_all())
+    try:
+        head_text = head.decode("utf-8", errors="replace")
+    except Exception:  # pragma: no cover - decode with replace does not raise
+        head_text = ""
+    if lower.endswith(".csv") and inductor_csv.looks_like(head_text):
+        return "inductor-csv"
+    if pytest_log.looks_like(head_text) or lower.endswith((".log", ".txt")):
+        return "pytest-log"
+    raise NotRecognised("not a result file of any known format")
+
+
+def run_parser(fmt: Format, stream: BinaryIO, name: str) -> ParseResult:
+    if fmt.streaming:
+        return fmt.parse(stream)
+    data = stream.read()
+    if fmt.name == "inductor-csv":
+        return fmt.parse(data, source_name=name)
+    return fmt.parse(data)

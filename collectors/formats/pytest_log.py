@@ -1,0 +1,128 @@
+"""pytest console output, for jobs that upload no report: the `short test summary info`
+block (per-test FAILED/ERROR/XPASS/XFAIL/PASSED lines) and the final counts line of every
+pytest session in the log. ANSI colours and CI timestamps are stripped first."""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from collectors.formats.junit import split_name
+from collectors.formats.pytest_json import mangle
+from collectors.formats.records import (
+    MESSAGE_CAP,
+    ParseError,
+    ParseResult,
+    SessionTotals,
+    TestRecord,
+)
+
+PARSER_VERSION = "1"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\x1b_bk;t=\d+\x07")
+_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+_SUMMARY_HEADER = re.compile(r"^=+ short test summary info =+$")
+_SECTION = re.compile(r"^=+ .* =+$")
+_FINAL = re.compile(
+    r"^=*\s*((?:\d+ [a-z][a-z ]*?(?:, )?)+|no tests ran) in ([\d.]+)(?:s| seconds)"
+    r"(?: \(([\d:]+)\))?\s*=*$")
+_PART = re.compile(r"(\d+) ([a-z][a-z ]*)")
+_LINE = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED|RERUN)\s+(.*)$")
+_OUTCOME = {"PASSED": "passed", "FAILED": "failed", "ERROR": "error", "XFAIL": "xfailed",
+            "XPASS": "xpassed"}
+_COUNT_KEYS = {"failed": "failed", "passed": "passed", "skipped": "skipped",
+               "deselected": "deselected", "xfailed": "xfailed", "xpassed": "xpassed",
+               "error": "error", "errors": "error", "rerun": "rerun", "warning": "warnings",
+               "warnings": "warnings"}
+_COMMAND = re.compile(r"(?:^|\s)(?:python\d?(?:\.\d+)? -m )?pytest(?:\s|$)")
+
+
+def clean(line: str) -> str:
+    return _TIMESTAMP.sub("", _ANSI.sub("", line)).rstrip("\r\n")
+
+
+def looks_like(head: str) -> bool:
+    return ("short test summary info" in head or "test session starts" in head
+            or bool(re.search(r"\d+ (passed|failed)[^\n]* in [\d.]+s", head)))
+
+
+def parse_lines(lines: Iterable[str]) -> ParseResult:
+    result = ParseResult(format="pytest-log")
+    session = 0
+    command = ""
+    in_summary = False
+    by_key: dict[str, TestRecord] = {}
+    current: TestRecord | None = None
+    for raw in lines:
+        line = clean(raw)
+        stripped = line.strip()
+        if _COMMAND.search(stripped) and not stripped.startswith(("FAILED", "ERROR")) and \
+                "test session starts" not in stripped:
+            command = stripped[:200]
+        if _SUMMARY_HEADER.match(stripped):
+            in_summary, current = True, None
+            continue
+        final = _FINAL.match(stripped)
+        if final:
+            session += 1
+            counts: dict[str, int] = {}
+            if final.group(1) != "no tests ran":
+                for n, word in _PART.findall(final.group(1)):
+                    key = _COUNT_KEYS.get(word.strip())
+                    if key:
+                        counts[key] = counts.get(key, 0) + int(n)
+            label = f"log:{session}" + (f" {command}" if command else "")
+            for rec in by_key.values():
+                rec.suite = label
+            result.tests.extend(by_key.values())
+            by_key, current, in_summary = {}, None, False
+            result.sessions.append(SessionTotals(label=label, counts=counts,
+                                                 duration_s=float(final.group(2))))
+            continue
+        if not in_summary:
+            continue
+        if _SECTION.match(stripped):
+            in_summary, current = False, None
+            continue
+        m = _LINE.match(stripped)
+        if not m:
+            if current is not None and stripped and current.message and \
+                    len(current.message) < MESSAGE_CAP:
+                pass  # CI=true prints untruncated multi-line messages; the first line is kept
+            continue
+        word, rest = m.groups()
+        if word in ("SKIPPED", "RERUN"):
+            current = None  # folded skips name no test; reruns show in the counts line
+            continue
+        nodeid, _, message = rest.partition(" - ")
+        nodeid = nodeid.strip()
+        if word == "XFAIL" and nodeid.startswith("at setup of "):
+            nodeid = nodeid[len("at setup of "):]
+        if not nodeid:
+            continue
+        file, classname, full = mangle(nodeid)
+        name, params = split_name(full)
+        outcome = _OUTCOME[word]
+        key = f"{classname}::{full}"
+        prev = by_key.get(key)
+        if prev is not None:  # FAILED + ERROR (teardown) or PASSED + ERROR: one test
+            if prev.outcome == "failed":
+                continue
+            if outcome == "error" and prev.outcome == "passed":
+                prev.outcome, prev.phase, prev.message = "error", "teardown", message[:MESSAGE_CAP]
+                continue
+        current = TestRecord(classname=classname, name=name, params=params, outcome=outcome,
+                             file=file, phase="call" if outcome == "failed" else None,
+                             message=message.strip()[:MESSAGE_CAP] or None)
+        by_key[key] = current
+    if by_key:  # a summary block without a final line (log cut short)
+        label = f"log:{session + 1}" + (f" {command}" if command else "")
+        for rec in by_key.values():
+            rec.suite = label
+        result.tests.extend(by_key.values())
+    if not result.sessions and not result.tests:
+        raise ParseError("no pytest summary found in log")
+    return result
+
+
+def parse(data: bytes) -> ParseResult:
+    text = data.decode("utf-8", errors="replace")  # logs mix encodings; never reject for it
+    return parse_lines(text.splitlines())

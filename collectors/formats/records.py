@@ -1,0 +1,130 @@
+"""The plain records every parser returns; `collectors.ingest` turns them into rows."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+MESSAGE_CAP = 500  # characters of the first message line kept per result
+
+
+class ParseError(ValueError):
+    """The input is not a valid file of the format being read; the text says why."""
+
+
+@dataclass(slots=True)
+class TestRecord:
+    classname: str
+    name: str  # without params
+    params: str | None
+    outcome: str
+    suite: str = ""
+    file: str = ""
+    phase: str | None = None
+    duration_s: float | None = None
+    rerun_count: int = 0
+    message: str | None = None
+    skip_reason: str | None = None
+    hardware: str | None = None  # a per-record hardware hint (rare: dashboard exports)
+
+    @property
+    def test_key(self) -> str:
+        full = self.name if self.params is None else f"{self.name}[{self.params}]"
+        return f"{self.classname}::{full}" if self.classname else full
+
+    @property
+    def group(self) -> str:
+        return self.file or self.classname or self.suite
+
+
+@dataclass(slots=True)
+class SessionTotals:
+    """Counts from a pytest console summary line, for logs that name only some tests."""
+
+    label: str
+    counts: dict[str, int]
+    duration_s: float | None = None
+
+
+@dataclass(slots=True)
+class BenchmarkRecord:
+    benchmark: str
+    metric: str
+    value: float | None
+    model: str = ""
+    unit: str = ""
+    direction: str = "none"
+    statistic: str = ""
+    samples: list[float] | None = None
+    status: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    record_no: int = 0
+    hardware: str | None = None
+
+
+@dataclass(slots=True)
+class AccuracyRecord:
+    task: str
+    metric: str
+    value: float | None
+    filter: str = "none"
+    model: str = ""
+    stderr: float | None = None
+    n: int | None = None
+    higher_is_better: bool = True
+    is_group: bool = False
+    parent_group: str = ""
+    threshold: float | None = None
+    gate_passed: bool | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    record_no: int = 0
+    hardware: str | None = None
+
+
+@dataclass
+class ParseResult:
+    format: str
+    tests: list[TestRecord] = field(default_factory=list)
+    sessions: list[SessionTotals] = field(default_factory=list)
+    benchmarks: list[BenchmarkRecord] = field(default_factory=list)
+    accuracy: list[AccuracyRecord] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)  # timestamp, hostname, commit, …
+
+    @property
+    def record_count(self) -> int:
+        return len(self.tests) + len(self.benchmarks) + len(self.accuracy) + len(self.sessions)
+
+
+def first_line(text: str | None) -> str | None:
+    """The first non-empty line of a message, capped; None when there is none."""
+    if not text:
+        return None
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line[:MESSAGE_CAP]
+    return None
+
+
+def number(value: Any, where: str, *, allow_none: bool = True) -> float | None:
+    """A finite float from a JSON value, or a ParseError naming `where`."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParseError(f"{where}: expected a number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ParseError(f"{where}: value is not finite ({value})")
+    return value
+
+
+def optional_int(value: Any) -> int | None:
+    """An int from a config value that may be a number or a numeric string."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return int(f) if math.isfinite(f) and f == int(f) else None

@@ -1,0 +1,56 @@
+"""Test identity helpers: the vendor-folded parity key and skip-reason categories.
+
+A skip is *vendor-gated* when its reason says the test cannot run on one vendor's stack;
+the parity views count an AMD vendor-gated skip against AMD."""
+from __future__ import annotations
+
+import re
+
+from db.hardware import Vocabulary
+
+SKIP_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((cat, re.compile(rx, re.I)) for cat, rx in (
+    ("vendor_amd", r"skipifrocm|skip_if_rocm|test_with_rocm|not (?:yet )?(?:supported|implemented|"
+                   r"available|enabled) (?:on|for|with|in) (?:rocm|hip|amd)|(?:rocm|hip|amd)\b.{0,20}"
+                   r"not (?:yet )?(?:supported|implemented|available)|unsupported on (?:rocm|hip|amd)|"
+                   r"requires? (?:nvidia|cuda)|(?:cuda|nvidia)[- ]only|only (?:supported )?on "
+                   r"(?:cuda|nvidia)|needs? cuda|skip(?:ped)? (?:on|for) (?:rocm|hip|amd)|"
+                   r"requires? sm_?\d+|compute capability|flashinfer|cutlass|nvfp4|deepgemm"),
+    ("vendor_nvidia", r"skipifcuda|not (?:yet )?(?:supported|implemented|available) (?:on|for|with)"
+                      r" (?:cuda|nvidia)|requires? (?:rocm|hip|amd)|(?:rocm|hip|amd)[- ]only|"
+                      r"only (?:supported )?on (?:rocm|hip|amd)|requires? gfx\d+|aiter"),
+    ("hardware", r"requires? (?:at least )?\d+ ?gpus?|need(?:s)? (?:at least )?\d+ ?gpus?|"
+                 r"multi[- ]?gpu|not enough (?:gpus|devices|memory)|insufficient (?:gpu )?memory|"
+                 r"world[_ ]size|device count"),
+    ("disabled", r"disabled|issue exists|flaky|known (?:issue|failure)|broken|todo|fixme"),
+    ("dependency", r"no module named|could not import|requires? .{0,40}(?:package|installed)|"
+                   r"not installed|missing (?:dependency|module)|importerror"),
+    ("platform", r"windows|macos|darwin|cpu[- ]only|requires? cpu|not linux"),
+))
+
+VENDOR_GATED = {"vendor_amd", "vendor_nvidia"}
+
+
+def skip_category(reason: str | None) -> str:
+    """The category of a skip reason: vendor_amd, vendor_nvidia, hardware, disabled,
+    dependency, platform or other."""
+    if not reason:
+        return "other"
+    for category, pattern in SKIP_RULES:
+        if pattern.search(reason):
+            return category
+    return "other"
+
+
+class ParityKeys:
+    """Parity keys with the classname part cached: a report repeats few classnames."""
+
+    def __init__(self, vocab: Vocabulary):
+        self._fold = vocab.fold
+        self._classes: dict[str, str] = {}
+
+    def __call__(self, classname: str, full_name: str) -> str:
+        folded = self._classes.get(classname)
+        if folded is None:
+            folded = self._classes[classname] = self._fold(classname)
+        name = self._fold(full_name)
+        return f"{folded}::{name}" if classname else name

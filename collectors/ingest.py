@@ -1,0 +1,206 @@
+"""`parity ingest`: files, directories and zip archives into the store.
+
+Each file is detected, parsed and written in its own transaction. A file that cannot be
+read safely or parsed is rejected with one line naming it and the reason, recorded in
+`ingest_error`, and the rest of the batch goes on. Ingesting the same bytes again for the
+same job changes nothing."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sqlalchemy import Engine
+
+from collectors.formats.detect import FORMATS, HEAD_BYTES, NotRecognised, detect, run_parser
+from collectors.formats.records import ParseError, ParseResult
+from collectors.settings import Settings
+from collectors.sources import Blob, expand, file_sha256
+from collectors.writer import FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time
+from db import store
+from db.hardware import vocabulary
+from db.migrate import upgrade
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """What the command line says about the files (anything unsaid is read from them)."""
+
+    framework: str | None = None
+    hardware: str | None = None
+    repo: str = ""
+    run_id: str | None = None
+    commit: str = ""
+    branch: str = ""
+    job: str | None = None
+    suite: str = ""
+    format: str | None = None
+
+
+@dataclass
+class FileOutcome:
+    name: str
+    status: str  # ingested | unchanged | rejected | skipped
+    format: str = ""
+    records: int = 0
+    reason: str = ""
+
+
+@dataclass
+class IngestReport:
+    files: list[FileOutcome] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def rejected(self) -> list[FileOutcome]:
+        return [f for f in self.files if f.status == "rejected"]
+
+    @property
+    def records(self) -> int:
+        return sum(f.records for f in self.files)
+
+
+_FRAMEWORK_HINTS = (("sglang", "sglang"), ("vllm", "vllm"), ("inductor", "pytorch"),
+                    ("pytorch", "pytorch"), ("torch", "pytorch"))
+
+
+def infer_framework(result: ParseResult, name: str) -> str:
+    """The framework when not given: PyTorch formats are PyTorch's; serving results name
+    their backend; otherwise a framework token in the file path; else 'other'."""
+    if result.format in ("pytorch-v3", "inductor-csv"):
+        return "pytorch"
+    for rec in result.benchmarks[:1] + result.accuracy[:1]:
+        fw = str(rec.config.get("framework") or rec.config.get("backend") or "").lower()
+        for token, framework in _FRAMEWORK_HINTS:
+            if token in fw:
+                return framework
+    lowered = name.lower()
+    for token, framework in _FRAMEWORK_HINTS:
+        if re.search(rf"(?<![a-z]){token}(?![a-z])", lowered):
+            return framework
+    return "other"
+
+
+class Ingester:
+    def __init__(self, engine: Engine, settings: Settings | None = None,
+                 echo: Callable[[str], None] | None = None):
+        self.engine = engine
+        self.settings = settings or Settings.from_env()
+        self.writer = Writer(vocabulary())
+        self.echo = echo or (lambda line: None)
+        upgrade(engine)
+
+    def run(self, paths: list[str | Path], options: IngestOptions) -> IngestReport:
+        report = IngestReport()
+
+        def reject(name: str, reason: str, sha: str = "", fmt: str = "") -> None:
+            report.files.append(FileOutcome(name, "rejected", fmt, reason=reason))
+            self.echo(f"REJECTED {name}: {reason}")
+            with self.engine.begin() as conn:
+                store.record_ingest_error(conn, name, reason, sha, fmt)
+
+        for blob in expand(paths, self.settings, reject):
+            try:
+                outcome = self._one(blob, options)
+            except _Reject as exc:
+                reject(blob.name, exc.reason, blob.sha256, exc.format)
+                continue
+            finally:
+                blob.close()
+            report.files.append(outcome)
+        return report
+
+    def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+        limit = self.settings.max_file_bytes
+        if blob.size > limit:
+            raise _Reject(f"file is {blob.size} bytes, over the {limit}-byte limit")
+        if blob.size == 0:
+            raise _Reject("empty file")
+        if not blob.sha256:
+            with blob.opener() as f:
+                blob.sha256 = file_sha256(f)
+        with blob.opener() as f:
+            head = f.read(HEAD_BYTES)
+        fmt_name = options.format
+        try:
+            if fmt_name is None:
+                fmt_name = detect(head, blob.name, lambda: self._read_all(blob))
+            fmt = FORMATS.get(fmt_name)
+            if fmt is None:
+                raise _Reject(f"unknown format '{fmt_name}' (known: {', '.join(FORMATS)})")
+            if not fmt.streaming and blob.size > self.settings.max_json_bytes:
+                raise _Reject(f"{fmt.name} file is {blob.size} bytes, over the "
+                              f"{self.settings.max_json_bytes}-byte limit for whole-file formats",
+                              fmt.name)
+            with blob.opener() as f:
+                result = run_parser(fmt, f, blob.name)
+        except NotRecognised as exc:
+            if blob.explicit or options.format:
+                raise _Reject(str(exc)) from None
+            return FileOutcome(blob.name, "skipped", reason=str(exc))
+        except ParseError as exc:
+            raise _Reject(str(exc), fmt_name or "") from None
+        except MemoryError:
+            raise _Reject("out of memory while parsing", fmt_name or "") from None
+        except RecursionError:
+            raise _Reject("structure nested too deeply", fmt_name or "") from None
+        prov = self._provenance(blob, result, options)
+        art = ArtifactInfo(path=blob.name, sha256=blob.sha256, size_bytes=blob.size,
+                           format=fmt.name, parser_version=fmt.version, name=blob.archive_name)
+        try:
+            with self.engine.begin() as conn:
+                status, written = self.writer.write(conn, result, prov, art)
+        except Exception:
+            self.writer.forget_cache()
+            raise
+        self.echo(f"{status.upper():9} {blob.name} ({fmt.name}, {result.record_count} records)")
+        return FileOutcome(blob.name, status, fmt.name, written)
+
+    def _read_all(self, blob: Blob) -> bytes:
+        if blob.size > self.settings.max_json_bytes:
+            raise _Reject(f"file is {blob.size} bytes, over the {self.settings.max_json_bytes}"
+                          f"-byte limit for whole-file formats")
+        with blob.opener() as f:
+            return f.read()
+
+    def _provenance(self, blob: Blob, result: ParseResult, options: IngestOptions) -> Provenance:
+        framework = (options.framework or infer_framework(result, blob.name)).lower()
+        if framework not in FRAMEWORKS:
+            framework = "other"
+        when = parse_time(result.meta.get("timestamp")) or blob.mtime
+        commit = options.commit or str(result.meta.get("properties", {}).get("git_sha", ""))[:64]
+        hardware = [options.hardware] if options.hardware else []
+        if not hardware and result.meta.get("hostname"):
+            # a host name is a weak hint, used only when the vocabulary recognises it
+            host = str(result.meta["hostname"])
+            if self.writer.vocab.identify(host).mapped:
+                hardware = [host]
+        if options.run_id:
+            run_id = str(options.run_id)
+            job_id = options.job or f"{options.hardware or 'unknown'}/{framework}" + (
+                f"/{options.suite}" if options.suite else "")
+            ci_system = "github" if options.repo else "local"
+        else:
+            run_id = job_id = f"file:{blob.sha256[:16]}"
+            ci_system = "local"
+        return Provenance(
+            run_id=run_id, job_id=job_id, ci_system=ci_system, repository=options.repo,
+            head_sha=commit, branch=options.branch, run_created_at=when,
+            run_completed_at=when, job_name=options.job or "", suite=options.suite,
+            framework=framework, hardware=hardware)
+
+
+class _Reject(Exception):
+    def __init__(self, reason: str, format: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.format = format
+
+
+def ingest(engine: Engine, paths: list[str | Path], options: IngestOptions | None = None,
+           echo: Callable[[str], None] | None = None) -> IngestReport:
+    """Ingest every file under `paths`; see the module docstring for the rules."""
+    return Ingester(engine, echo=echo).run(paths, options or IngestOptions())

@@ -1,0 +1,305 @@
+"""Turn parsed records plus their provenance into store rows, in one transaction per file.
+
+Shared by `parity ingest`, the demo history and the GitHub collector, so that every path
+into the store applies the same identity, hardware and idempotency rules."""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Connection
+
+from collectors.formats.records import ParseResult, TestRecord
+from collectors.identity import VENDOR_GATED, ParityKeys, skip_category
+from db import store
+from db.hardware import Vocabulary
+
+FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
+
+
+@dataclass
+class Provenance:
+    """Where a result file came from: the run, the job, the runner and the software."""
+
+    run_id: str
+    job_id: str
+    ci_system: str = "local"
+    repository: str = ""
+    workflow: str = ""
+    attempt: int = 1
+    head_sha: str = ""
+    branch: str = ""
+    event: str = ""
+    run_conclusion: str = ""
+    run_url: str = ""
+    run_created_at: datetime | None = None
+    run_started_at: datetime | None = None
+    run_completed_at: datetime | None = None
+    job_name: str = ""
+    suite: str = ""
+    runner_labels: list[str] = field(default_factory=list)
+    runner_name: str = ""
+    runner_group: str = ""
+    job_conclusion: str = ""
+    job_url: str = ""
+    job_created_at: datetime | None = None
+    job_started_at: datetime | None = None
+    job_completed_at: datetime | None = None
+    framework: str = "other"
+    framework_version: str = ""
+    image: str = ""
+    rocm_version: str = ""
+    cuda_version: str = ""
+    hardware: list[str] = field(default_factory=list)  # names to identify, best first
+
+
+@dataclass
+class ArtifactInfo:
+    path: str
+    sha256: str
+    size_bytes: int
+    format: str
+    parser_version: str
+    name: str = ""
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A naive-UTC datetime from ISO text, unix seconds, or vLLM's `YYYYmmdd-HHMMSS`."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value) or not 0 < value < 32503680000:
+            return None
+        dt = datetime.fromtimestamp(float(value), timezone.utc)
+    elif isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00")
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            try:
+                dt = datetime.strptime(text, "%Y%m%d-%H%M%S")
+            except ValueError:
+                return None
+    else:
+        return None
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
+    return dt
+
+
+def config_key(cfg: dict) -> str:
+    text = json.dumps(cfg, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+def _dim_int(cfg: dict, *names: str) -> int | None:
+    for n in names:
+        v = cfg.get(n)
+        if v is None or isinstance(v, bool):
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f) and f == int(f):
+            return int(f)
+    return None
+
+
+def _precision(cfg: dict) -> str:
+    for n in ("precision", "dtype", "quantization", "quant"):
+        v = cfg.get(n)
+        if isinstance(v, str) and v:
+            return v.lower()[:32]
+    return ""
+
+
+def _jsonable(cfg: dict) -> str:
+    def clean(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return "inf" if v > 0 else ("-inf" if v < 0 else "nan")
+        return v
+    return json.dumps({k: clean(v) for k, v in cfg.items()}, sort_keys=True, default=str)
+
+
+def split_by_hardware(result: ParseResult) -> dict[str | None, ParseResult]:
+    """Records that name their own hardware (InferenceX rows, v3 runners) go to one job per
+    hardware; everything else stays together under the key None."""
+    hints = {r.hardware for r in (*result.tests, *result.benchmarks, *result.accuracy)}
+    if hints <= {None}:
+        return {None: result}
+    parts: dict[str | None, ParseResult] = {}
+    for attr in ("tests", "benchmarks", "accuracy"):
+        for rec in getattr(result, attr):
+            part = parts.setdefault(rec.hardware, ParseResult(format=result.format, meta=result.meta))
+            getattr(part, attr).append(rec)
+    if result.sessions:
+        parts.setdefault(None, ParseResult(format=result.format, meta=result.meta)).sessions = \
+            result.sessions
+    return parts
+
+
+class Writer:
+    """Writes parsed files for one store; holds the hardware vocabulary and id caches."""
+
+    def __init__(self, vocab: Vocabulary):
+        self.vocab = vocab
+        self.parity_keys = ParityKeys(vocab)
+        self._known_tests: set[int] = set()
+
+    def write(self, conn: Connection, result: ParseResult, prov: Provenance,
+              art: ArtifactInfo) -> tuple[str, int]:
+        """Store one parsed file. Returns ("ingested" | "unchanged", records written)."""
+        # an explicit hardware name (the --hardware flag, a job's labels) overrides hints
+        parts = {None: result} if prov.hardware else split_by_hardware(result)
+        status, written = "unchanged", 0
+        for hint, part in parts.items():
+            p = prov
+            if hint is not None and not prov.hardware:
+                p = replace(prov, job_id=f"{prov.job_id}/{hint}", hardware=[hint])
+            s, n = self._write_part(conn, part, p, art)
+            if s == "ingested":
+                status = "ingested"
+            written += n
+        return status, written
+
+    def ensure_job(self, conn: Connection, prov: Provenance) -> int:
+        """The job's primary key, creating its run, hardware and framework rows as needed."""
+        hw = self.vocab.identify_any([*prov.hardware, *prov.runner_labels, prov.runner_name])
+        hw_pk = None
+        if hw.vendor != "unknown" or hw.raw_name:
+            hw_pk = store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
+                                          hw.raw_name, hw.mapped)
+        fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
+                                       prov.image, prov.rocm_version, prov.cuda_version)
+        run_pk = store.upsert_run(
+            conn, ci_system=prov.ci_system, repository=prov.repository, run_id=str(prov.run_id),
+            attempt=prov.attempt, workflow=prov.workflow, head_sha=prov.head_sha,
+            branch=prov.branch, event=prov.event, conclusion=prov.run_conclusion,
+            url=prov.run_url, created_at=prov.run_created_at, started_at=prov.run_started_at,
+            completed_at=prov.run_completed_at)
+        return store.upsert_job(
+            conn, run_pk, str(prov.job_id), name=prov.job_name, suite=prov.suite,
+            runner_labels=json.dumps(prov.runner_labels), runner_name=prov.runner_name,
+            runner_group=prov.runner_group, hardware_id=hw_pk, framework_id=fw_pk,
+            conclusion=prov.job_conclusion, url=prov.job_url,
+            created_at=prov.job_created_at or prov.run_created_at,
+            started_at=prov.job_started_at or prov.run_started_at,
+            completed_at=prov.job_completed_at or prov.run_completed_at)
+
+    def _write_part(self, conn: Connection, result: ParseResult, prov: Provenance,
+                    art: ArtifactInfo) -> tuple[str, int]:
+        job_pk = self.ensure_job(conn, prov)
+        if store.find_artifact(conn, job_pk, art.sha256) is not None:
+            return "unchanged", 0
+        art_pk = store.add_artifact(
+            conn, job_pk, name=art.name, path=art.path, sha256=art.sha256,
+            size_bytes=art.size_bytes, format=art.format, parser_version=art.parser_version,
+            records=result.record_count)
+        if result.tests or result.sessions:
+            self._tests(conn, job_pk, art_pk, result)
+        if result.benchmarks:
+            store.add_benchmarks(conn, self._benchmark_rows(job_pk, art_pk, result))
+        if result.accuracy:
+            store.add_accuracy(conn, self._accuracy_rows(job_pk, art_pk, result))
+        return "ingested", result.record_count
+
+    def _tests(self, conn: Connection, job_pk: int, art_pk: int, result: ParseResult) -> None:
+        parity_key = self.parity_keys
+        known = self._known_tests
+        test_id = store.test_id
+        cases: list[tuple] = []
+        rows: list[tuple] = []
+        groups: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        count_rows = not result.sessions
+        for t in result.tests:
+            key = t.test_key
+            tid = test_id(key)
+            if tid not in known:
+                known.add(tid)
+                full = t.name if t.params is None else f"{t.name}[{t.params}]"
+                pkey = parity_key(t.classname, full)
+                cases.append((tid, key, tid if pkey == key else test_id(pkey), pkey, t.file,
+                              t.classname, t.name, t.params, t.group))
+            outcome = t.outcome
+            category = skip_category(t.skip_reason) if outcome == "skipped" else None
+            rows.append((job_pk, art_pk, tid, outcome, t.phase, t.duration_s, t.rerun_count,
+                         t.message, category))
+            if count_rows:
+                g = groups[t.group]
+                g["total"] += 1
+                g[outcome] += 1
+                if t.rerun_count and outcome == "passed":
+                    g["flaky"] += 1
+                if category in VENDOR_GATED:
+                    g["vendor_skipped"] += 1
+                if t.duration_s:
+                    g["duration_s"] += t.duration_s
+        for s in result.sessions:
+            c = s.counts
+            g = groups[s.label]
+            for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"):
+                g[k] += c.get(k, 0)
+            g["total"] += sum(c.get(k, 0) for k in ("passed", "failed", "error", "skipped",
+                                                    "xfailed", "xpassed"))
+            g["duration_s"] += s.duration_s or 0.0
+        cases.sort()  # ids are hashes: inserting in id order keeps the B-tree appends cheap
+        store.add_test_cases(conn, cases)
+        store.add_test_results(conn, rows)
+        store.add_summaries(conn, job_pk, {k: dict(v) for k, v in groups.items()})
+
+    def forget_cache(self) -> None:
+        """Drop the known-test cache (after a rolled-back transaction)."""
+        self._known_tests.clear()
+
+    def _common(self, rec, job_pk: int, art_pk: int) -> dict[str, Any]:
+        cfg = rec.config
+        return dict(job_pk=job_pk, artifact_pk=art_pk, record_no=rec.record_no, model=rec.model[:300],
+                    config=_jsonable(cfg), config_key=config_key(cfg), precision=_precision(cfg),
+                    tp=_dim_int(cfg, "tp", "tensor_parallel_size"),
+                    ep=_dim_int(cfg, "ep", "expert_parallel_size"),
+                    dp=_dim_int(cfg, "dp", "data_parallel_size"),
+                    concurrency=_dim_int(cfg, "concurrency", "max_concurrency", "conc"))
+
+    def _benchmark_rows(self, job_pk: int, art_pk: int, result: ParseResult) -> list[dict]:
+        rows = []
+        for b in result.benchmarks:
+            cfg = b.config
+            row = self._common(b, job_pk, art_pk)
+            rate = cfg.get("request_rate")
+            try:
+                rate = float(rate) if rate is not None else None
+            except (TypeError, ValueError):
+                rate = None
+            row.update(
+                benchmark=b.benchmark[:200], metric=b.metric[:200], statistic=b.statistic,
+                unit=b.unit, direction=b.direction, value=b.value,
+                samples=json.dumps(b.samples) if b.samples else None,
+                status=b.status, pp=_dim_int(cfg, "pp", "pipeline_parallel_size"),
+                isl=_dim_int(cfg, "isl", "input_len", "random_input_len"),
+                osl=_dim_int(cfg, "osl", "output_len", "random_output_len"),
+                request_rate=rate if rate is None or math.isfinite(rate) else None,
+                batch_size=_dim_int(cfg, "batch_size"))
+            rows.append(row)
+        return rows
+
+    def _accuracy_rows(self, job_pk: int, art_pk: int, result: ParseResult) -> list[dict]:
+        rows = []
+        for a in result.accuracy:
+            row = self._common(a, job_pk, art_pk)
+            gate = a.gate_passed
+            if gate is None and a.threshold is not None and a.value is not None:
+                gate = a.value >= a.threshold if a.higher_is_better else a.value <= a.threshold
+            row.update(task=a.task[:200], metric=a.metric[:100], filter=a.filter[:100],
+                       value=a.value, stderr=a.stderr, n=a.n,
+                       higher_is_better=a.higher_is_better, is_group=a.is_group,
+                       parent_group=a.parent_group, threshold=a.threshold, gate_passed=gate)
+            rows.append(row)
+        return rows

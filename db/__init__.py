@@ -1,0 +1,8 @@
+"""Parity's result store: typed SQLAlchemy models, engines, migrations and the bulk write path.
+
+`db` imports nothing else of Parity's; every other package builds on it.
+"""
+from db.engine import connect, make_engine
+from db.migrate import upgrade
+
+__all__ = ["connect", "make_engine", "upgrade"]

@@ -1,0 +1,71 @@
+"""Engines for SQLite (embedded default) and PostgreSQL, with the pragmas Parity relies on."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+from db.settings import Settings
+
+
+def normalise_url(url: str | Path | None) -> str:
+    """Accept a SQLAlchemy URL, a bare file path, or None (the `PARITY_DB_URL` setting)."""
+    if url is None:
+        url = Settings.from_env().db_url
+    url = str(url)
+    if "://" not in url:
+        return f"sqlite:///{Path(url).expanduser()}"
+    if url.startswith("postgresql://"):
+        return "postgresql+psycopg://" + url[len("postgresql://"):]
+    return url
+
+
+def make_engine(url: str | Path | None = None, *, read_only: bool = False) -> Engine:
+    """Create an engine. SQLite gets WAL, foreign keys and a busy timeout; `read_only`
+    opens SQLite with `mode=ro` and PostgreSQL with `default_transaction_read_only`."""
+    sa_url = make_url(normalise_url(url))
+    if sa_url.get_backend_name() == "sqlite":
+        return _sqlite_engine(sa_url, read_only)
+    connect_args = {}
+    if read_only:
+        connect_args["options"] = "-c default_transaction_read_only=on"
+    return create_engine(sa_url, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _sqlite_engine(sa_url, read_only: bool) -> Engine:
+    path = sa_url.database or ":memory:"
+    if path != ":memory:" and not read_only:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    if read_only:
+        if path == ":memory:":
+            raise ValueError("a read-only store needs a database file")
+        uri = f"file:{Path(path).resolve()}?mode=ro"
+        engine = create_engine("sqlite://", creator=lambda: _sqlite3_connect(uri))
+    else:
+        engine = create_engine(sa_url, connect_args={"timeout": 30})
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn, _record):  # pragma: no branch
+        cur = dbapi_conn.cursor()
+        if not read_only and path != ":memory:":
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.close()
+
+    return engine
+
+
+def _sqlite3_connect(uri: str):
+    import sqlite3
+
+    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+
+
+def connect(url: str | Path | Engine | None = None) -> Engine:
+    """An engine from whatever a caller holds: an Engine, a URL, a path or nothing."""
+    if isinstance(url, Engine):
+        return url
+    return make_engine(url)

@@ -1,0 +1,280 @@
+"""The normalised model every collector writes into.
+
+Natural keys are unique constraints so that every ingest is an upsert and re-running it
+changes nothing. Text columns that take part in a natural key default to '' rather than
+NULL, because NULLs never collide in a unique constraint. Times are naive UTC.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+# 64-bit ids: BIGINT on PostgreSQL, INTEGER (the rowid itself) on SQLite.
+ID = BigInteger().with_variant(Integer, "sqlite")
+
+
+class Hardware(Base):
+    """A GPU platform: vendor, SKU, architecture and GPU count. Unmapped names keep
+    their raw text in `raw_name` with `mapped` false; mapped rows have raw_name ''."""
+
+    __tablename__ = "hardware"
+    __table_args__ = (UniqueConstraint("vendor", "sku", "arch", "gpu_count", "raw_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    vendor: Mapped[str] = mapped_column(String(16))  # amd | nvidia | unknown
+    sku: Mapped[str] = mapped_column(String(32), default="")
+    arch: Mapped[str] = mapped_column(String(32), default="")
+    gpu_count: Mapped[int] = mapped_column(Integer, default=0)
+    raw_name: Mapped[str] = mapped_column(String(200), default="")
+    mapped: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class Framework(Base):
+    """What was tested: vllm, sglang, pytorch or other, with versions when known."""
+
+    __tablename__ = "framework"
+    __table_args__ = (
+        UniqueConstraint("name", "version", "image", "rocm_version", "cuda_version"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(32))
+    version: Mapped[str] = mapped_column(String(100), default="")
+    image: Mapped[str] = mapped_column(String(300), default="")
+    rocm_version: Mapped[str] = mapped_column(String(32), default="")
+    cuda_version: Mapped[str] = mapped_column(String(32), default="")
+
+
+class CiRun(Base):
+    """One attempt of one CI run (GitHub Actions run, Buildkite build, or a local ingest)."""
+
+    __tablename__ = "ci_run"
+    __table_args__ = (UniqueConstraint("ci_system", "repository", "run_id", "attempt"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ci_system: Mapped[str] = mapped_column(String(32))  # github | buildkite | local | demo
+    repository: Mapped[str] = mapped_column(String(200), default="")
+    workflow: Mapped[str] = mapped_column(String(300), default="")
+    run_id: Mapped[str] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    head_sha: Mapped[str] = mapped_column(String(64), default="")
+    branch: Mapped[str] = mapped_column(String(200), default="")
+    event: Mapped[str] = mapped_column(String(64), default="")
+    conclusion: Mapped[str] = mapped_column(String(32), default="")
+    url: Mapped[str] = mapped_column(String(500), default="")
+    created_at: Mapped[datetime | None] = mapped_column(DateTime)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class CiJob(Base):
+    """One job of a run, with the runner that executed it and the hardware that implies.
+    Queue time is `started_at - created_at`."""
+
+    __tablename__ = "ci_job"
+    __table_args__ = (
+        UniqueConstraint("run_pk", "job_id"),
+        Index("ix_ci_job_hw_fw", "hardware_id", "framework_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_pk: Mapped[int] = mapped_column(ForeignKey("ci_run.id", ondelete="CASCADE"))
+    job_id: Mapped[str] = mapped_column(String(100))
+    name: Mapped[str] = mapped_column(String(500), default="")
+    suite: Mapped[str] = mapped_column(String(200), default="")
+    runner_labels: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
+    runner_name: Mapped[str] = mapped_column(String(200), default="")
+    runner_group: Mapped[str] = mapped_column(String(200), default="")
+    hardware_id: Mapped[int | None] = mapped_column(ForeignKey("hardware.id"))
+    framework_id: Mapped[int | None] = mapped_column(ForeignKey("framework.id"))
+    conclusion: Mapped[str] = mapped_column(String(32), default="")
+    url: Mapped[str] = mapped_column(String(500), default="")
+    created_at: Mapped[datetime | None] = mapped_column(DateTime)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class Artifact(Base):
+    """One result file as ingested: where it came from, its digest, and how it was read.
+    (job, sha256) is unique, so the same bytes are never ingested twice for a job."""
+
+    __tablename__ = "artifact"
+    __table_args__ = (UniqueConstraint("job_pk", "sha256"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(300), default="")  # CI artifact name
+    path: Mapped[str] = mapped_column(Text)  # file path (inside the archive when zipped)
+    sha256: Mapped[str] = mapped_column(String(64))
+    size_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    format: Mapped[str] = mapped_column(String(32))
+    parser_version: Mapped[str] = mapped_column(String(16))
+    records: Mapped[int] = mapped_column(Integer, default=0)
+    ingested_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class TestCase(Base):
+    """A test's identity, interned once. `id` is a 63-bit hash of `test_key` and `parity_id`
+    one of `parity_key`, so bulk ingest needs no lookup round trip and the cross-vendor join
+    runs on an integer index. (On SQLite `id` is the rowid.)"""
+
+    __tablename__ = "test_case"
+    __table_args__ = (Index("ix_test_case_parity_id", "parity_id"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=False)
+    test_key: Mapped[str] = mapped_column(Text)
+    parity_id: Mapped[int] = mapped_column(BigInteger)
+    parity_key: Mapped[str] = mapped_column(Text)
+    file: Mapped[str] = mapped_column(Text, default="")
+    classname: Mapped[str] = mapped_column(Text, default="")
+    name: Mapped[str] = mapped_column(Text, default="")
+    params: Mapped[str | None] = mapped_column(Text)
+    group_name: Mapped[str] = mapped_column(Text, default="")  # file, else classname
+
+
+class TestResult(Base):
+    """One execution of one test in one job (after de-duplication of the report).
+    No natural key of its own: an artifact is ingested once, so its rows are too."""
+
+    __tablename__ = "test_result"
+    __table_args__ = (
+        Index("ix_test_result_job", "job_pk"),
+        Index("ix_test_result_test", "test_pk"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
+    artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"))
+    test_pk: Mapped[int] = mapped_column(ID, ForeignKey("test_case.id"))
+    outcome: Mapped[str] = mapped_column(String(16))  # passed failed error skipped xfailed xpassed
+    phase: Mapped[str | None] = mapped_column(String(16))
+    duration_s: Mapped[float | None] = mapped_column(Float)
+    rerun_count: Mapped[int] = mapped_column(Integer, default=0)
+    message: Mapped[str | None] = mapped_column(Text)
+    skip_category: Mapped[str | None] = mapped_column(String(32))
+
+
+class TestSummary(Base):
+    """Counts per (job, test group), written at ingest so that views never scan raw results.
+    Groups named `log:…` come from pytest console totals rather than from test rows."""
+
+    __tablename__ = "test_summary"
+
+    job_pk: Mapped[int] = mapped_column(
+        ForeignKey("ci_job.id", ondelete="CASCADE"), primary_key=True
+    )
+    group_name: Mapped[str] = mapped_column(Text, primary_key=True)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[int] = mapped_column(Integer, default=0)
+    skipped: Mapped[int] = mapped_column(Integer, default=0)
+    xfailed: Mapped[int] = mapped_column(Integer, default=0)
+    xpassed: Mapped[int] = mapped_column(Integer, default=0)
+    flaky: Mapped[int] = mapped_column(Integer, default=0)
+    vendor_skipped: Mapped[int] = mapped_column(Integer, default=0)
+    duration_s: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class BenchmarkMetric(Base):
+    """One performance metric value with the configuration it was measured at.
+    `config` holds every dimension as JSON; the common ones are columns for matching."""
+
+    __tablename__ = "benchmark_metric"
+    __table_args__ = (
+        UniqueConstraint("artifact_pk", "record_no", "metric"),
+        Index("ix_benchmark_job", "job_pk"),
+        Index("ix_benchmark_series", "benchmark", "model", "metric", "config_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
+    artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"))
+    record_no: Mapped[int] = mapped_column(Integer, default=0)
+    benchmark: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(300), default="")
+    metric: Mapped[str] = mapped_column(String(200))
+    statistic: Mapped[str] = mapped_column(String(16), default="")
+    unit: Mapped[str] = mapped_column(String(16), default="")
+    direction: Mapped[str] = mapped_column(String(8), default="none")  # higher lower none
+    value: Mapped[float | None] = mapped_column(Float)
+    samples: Mapped[str | None] = mapped_column(Text)  # JSON list when several repetitions
+    status: Mapped[str | None] = mapped_column(String(64))  # non-numeric results
+    config: Mapped[str] = mapped_column(Text, default="{}")
+    config_key: Mapped[str] = mapped_column(String(16), default="")
+    precision: Mapped[str] = mapped_column(String(32), default="")
+    tp: Mapped[int | None] = mapped_column(Integer)
+    ep: Mapped[int | None] = mapped_column(Integer)
+    dp: Mapped[int | None] = mapped_column(Integer)
+    pp: Mapped[int | None] = mapped_column(Integer)
+    isl: Mapped[int | None] = mapped_column(Integer)
+    osl: Mapped[int | None] = mapped_column(Integer)
+    concurrency: Mapped[int | None] = mapped_column(Integer)
+    request_rate: Mapped[float | None] = mapped_column(Float)
+    batch_size: Mapped[int | None] = mapped_column(Integer)
+
+
+class AccuracyMetric(Base):
+    """One accuracy score (lm-eval task metric, GSM8K gate, …) with its error bar and gate."""
+
+    __tablename__ = "accuracy_metric"
+    __table_args__ = (
+        UniqueConstraint("artifact_pk", "record_no", "task", "metric", "filter"),
+        Index("ix_accuracy_job", "job_pk"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
+    artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"))
+    record_no: Mapped[int] = mapped_column(Integer, default=0)
+    model: Mapped[str] = mapped_column(String(300), default="")
+    task: Mapped[str] = mapped_column(String(200))
+    metric: Mapped[str] = mapped_column(String(100))
+    filter: Mapped[str] = mapped_column(String(100), default="none")
+    value: Mapped[float | None] = mapped_column(Float)
+    stderr: Mapped[float | None] = mapped_column(Float)
+    n: Mapped[int | None] = mapped_column(Integer)
+    higher_is_better: Mapped[bool] = mapped_column(Boolean, default=True)
+    is_group: Mapped[bool] = mapped_column(Boolean, default=False)
+    parent_group: Mapped[str] = mapped_column(String(200), default="")
+    threshold: Mapped[float | None] = mapped_column(Float)
+    gate_passed: Mapped[bool | None] = mapped_column(Boolean)
+    config: Mapped[str] = mapped_column(Text, default="{}")
+    config_key: Mapped[str] = mapped_column(String(16), default="")
+    precision: Mapped[str] = mapped_column(String(32), default="")
+    tp: Mapped[int | None] = mapped_column(Integer)
+    ep: Mapped[int | None] = mapped_column(Integer)
+    dp: Mapped[int | None] = mapped_column(Integer)
+    concurrency: Mapped[int | None] = mapped_column(Integer)
+
+
+class IngestError(Base):
+    """A rejected input: which file, why, when. Re-rejecting the same file updates the row."""
+
+    __tablename__ = "ingest_error"
+    __table_args__ = (UniqueConstraint("path", "sha256"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    path: Mapped[str] = mapped_column(Text)
+    sha256: Mapped[str] = mapped_column(String(64), default="")
+    reason: Mapped[str] = mapped_column(Text)
+    format: Mapped[str] = mapped_column(String(32), default="")
+    at: Mapped[datetime] = mapped_column(DateTime)

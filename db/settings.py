@@ -1,0 +1,24 @@
+"""Settings of the store, read once from `PARITY_*` environment variables."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the store lives and which hardware vocabulary it uses."""
+
+    db_url: str = "sqlite:///parity.db"
+    hardware_file: Path | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        hw = env.get("PARITY_HARDWARE_FILE")
+        return cls(
+            db_url=env.get("PARITY_DB_URL") or cls.db_url,
+            hardware_file=Path(hw) if hw else None,
+        )

@@ -1,0 +1,173 @@
+"""The write path: natural-key upserts for provenance rows and bulk inserts for results.
+
+Everything here runs inside the caller's transaction (`engine.begin()`), so a file is
+stored whole or not at all. Bulk inserts go straight to the DB-API `executemany`: an ORM
+object per test result would cost several times the parse itself.
+"""
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timezone
+from typing import Any, Iterable, Sequence
+
+from sqlalchemy import Connection, Table, and_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from db.models import (
+    AccuracyMetric,
+    Artifact,
+    BenchmarkMetric,
+    CiJob,
+    CiRun,
+    Framework,
+    Hardware,
+    IngestError,
+    TestCase,
+    TestResult,
+    TestSummary,
+)
+
+COUNT_COLUMNS = ("total", "passed", "failed", "error", "skipped", "xfailed", "xpassed", "flaky",
+                 "vendor_skipped")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def test_id(test_key: str) -> int:
+    """The stable 63-bit id of a test key (its interned primary key)."""
+    digest = hashlib.blake2b(test_key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & 0x7FFF_FFFF_FFFF_FFFF
+
+
+def _insert(conn: Connection, table: Table):
+    return (postgresql.insert(table) if conn.dialect.name == "postgresql"
+            else sqlite.insert(table))
+
+
+def _get_or_create(conn: Connection, model, key: dict[str, Any], extra: dict | None = None) -> int:
+    table = model.__table__
+    where = and_(*(table.c[k] == v for k, v in key.items()))
+    found = conn.execute(select(table.c.id).where(where)).scalar()
+    if found is not None:
+        return found
+    conn.execute(_insert(conn, table).values(**key, **(extra or {})).on_conflict_do_nothing())
+    return conn.execute(select(table.c.id).where(where)).scalar_one()
+
+
+def _fill_updates(conn: Connection, model, pk: int, values: dict[str, Any]) -> None:
+    """Set the given non-empty fields (a later sync knows more: conclusion, times)."""
+    values = {k: v for k, v in values.items() if v not in (None, "")}
+    if values:
+        table = model.__table__
+        conn.execute(update(table).where(table.c.id == pk).values(**values))
+
+
+def upsert_hardware(conn: Connection, vendor: str, sku: str = "", arch: str = "",
+                    gpu_count: int = 0, raw_name: str = "", mapped: bool = True) -> int:
+    key = dict(vendor=vendor, sku=sku, arch=arch, gpu_count=gpu_count,
+               raw_name="" if mapped else raw_name)
+    return _get_or_create(conn, Hardware, key, {"mapped": mapped})
+
+
+def upsert_framework(conn: Connection, name: str, version: str = "", image: str = "",
+                     rocm_version: str = "", cuda_version: str = "") -> int:
+    return _get_or_create(conn, Framework, dict(
+        name=name, version=version or "", image=image or "",
+        rocm_version=rocm_version or "", cuda_version=cuda_version or ""))
+
+
+RUN_KEY = ("ci_system", "repository", "run_id", "attempt")
+
+
+def upsert_run(conn: Connection, **run: Any) -> int:
+    key = {k: run.pop(k) for k in RUN_KEY}
+    pk = _get_or_create(conn, CiRun, key, {k: v for k, v in run.items() if v is not None})
+    _fill_updates(conn, CiRun, pk, run)
+    return pk
+
+
+def upsert_job(conn: Connection, run_pk: int, job_id: str, **job: Any) -> int:
+    key = {"run_pk": run_pk, "job_id": job_id}
+    pk = _get_or_create(conn, CiJob, key, {k: v for k, v in job.items() if v is not None})
+    _fill_updates(conn, CiJob, pk, job)
+    return pk
+
+
+def find_artifact(conn: Connection, job_pk: int, sha256: str) -> int | None:
+    t = Artifact.__table__
+    return conn.execute(
+        select(t.c.id).where(t.c.job_pk == job_pk, t.c.sha256 == sha256)).scalar()
+
+
+def add_artifact(conn: Connection, job_pk: int, **art: Any) -> int:
+    art.setdefault("ingested_at", utcnow())
+    return conn.execute(
+        Artifact.__table__.insert().values(job_pk=job_pk, **art).returning(Artifact.__table__.c.id)
+    ).scalar_one()
+
+
+def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: list[tuple],
+                 on_conflict: str = "") -> None:
+    if not rows:
+        return
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
+           f"VALUES ({', '.join([mark] * len(columns))}) {on_conflict}")
+    conn.exec_driver_sql(sql, rows)
+
+
+TEST_CASE_COLUMNS = ("id", "test_key", "parity_id", "parity_key", "file", "classname", "name", "params",
+                     "group_name")
+TEST_RESULT_COLUMNS = ("job_pk", "artifact_pk", "test_pk", "outcome", "phase", "duration_s",
+                       "rerun_count", "message", "skip_category")
+
+
+def add_test_cases(conn: Connection, rows: list[tuple]) -> None:
+    """Intern test identities (rows in TEST_CASE_COLUMNS order); known ones are left as is."""
+    _executemany(conn, TestCase.__tablename__, TEST_CASE_COLUMNS, rows,
+                 "ON CONFLICT (id) DO NOTHING")
+
+
+def add_test_results(conn: Connection, rows: list[tuple]) -> None:
+    """Rows in TEST_RESULT_COLUMNS order."""
+    _executemany(conn, TestResult.__tablename__, TEST_RESULT_COLUMNS, rows)
+
+
+def add_summaries(conn: Connection, job_pk: int, groups: dict[str, dict[str, float]]) -> None:
+    """Add one artifact's counts to the job's per-group summary (an artifact is added once,
+    so adding is idempotent at the level that matters)."""
+    if not groups:
+        return
+    cols = COUNT_COLUMNS + ("duration_s",)
+    rows = [(job_pk, g, *(c.get(k, 0) for k in cols)) for g, c in groups.items()]
+    adds = ", ".join(f"{k} = test_summary.{k} + excluded.{k}" for k in cols)
+    _executemany(conn, TestSummary.__tablename__, ("job_pk", "group_name") + cols, rows,
+                 f"ON CONFLICT (job_pk, group_name) DO UPDATE SET {adds}")
+
+
+def add_benchmarks(conn: Connection, rows: Iterable[dict]) -> int:
+    rows = list(rows)
+    if rows:
+        conn.execute(_insert(conn, BenchmarkMetric.__table__).on_conflict_do_nothing(), rows)
+    return len(rows)
+
+
+def add_accuracy(conn: Connection, rows: Iterable[dict]) -> int:
+    rows = list(rows)
+    if rows:
+        conn.execute(_insert(conn, AccuracyMetric.__table__).on_conflict_do_nothing(), rows)
+    return len(rows)
+
+
+def record_ingest_error(conn: Connection, path: str, reason: str, sha256: str = "",
+                        format: str = "") -> None:
+    """Keep a rejected input on record; the same file rejected again updates its row."""
+    table = IngestError.__table__
+    stmt = _insert(conn, table).values(path=path, sha256=sha256, reason=reason, format=format,
+                                       at=utcnow())
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=["path", "sha256"],
+        set_={"reason": stmt.excluded.reason, "format": stmt.excluded.format,
+              "at": stmt.excluded.at}))

@@ -1,0 +1,1 @@
+"""The `parity` command: wires the packages' entry points into subcommands, nothing else."""

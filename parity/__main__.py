@@ -1,0 +1,3 @@
+from parity.cli import main
+
+raise SystemExit(main())
