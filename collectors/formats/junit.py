@@ -117,6 +117,8 @@ def parse(stream: BinaryIO) -> ParseResult:
                     parent = elem.getparent()
                     if parent is not None:
                         while elem.getprevious() is not None:
+                            if parent[0].tag == "properties":  # suite properties come first
+                                _properties(parent[0], result.meta)
                             del parent[0]
                 continue
             if event == "start":
@@ -142,8 +144,11 @@ def parse(stream: BinaryIO) -> ParseResult:
 
 def _suite_properties(elem, meta: dict) -> None:
     props = elem.find("properties")
-    if props is None:
-        return
+    if props is not None:
+        _properties(props, meta)
+
+
+def _properties(props, meta: dict) -> None:
     bag = meta.setdefault("properties", {})
     for p in props.iter("property"):
         name = p.get("name")

@@ -1,0 +1,32 @@
+# Two commands for a fresh machine with Python 3.11+ and make: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+DB     ?= parity-demo.db
+
+.PHONY: demo test install bench clean
+
+$(BIN)/parity: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $@
+
+install: $(BIN)/parity
+
+## Build the demo store (when missing) and print the parity summary.
+demo: install
+	@if [ ! -f $(DB) ]; then $(BIN)/parity --db $(DB) demo; fi
+	$(BIN)/parity --db $(DB) status
+	$(BIN)/parity --db $(DB) summary
+
+## Run the whole test suite (PostgreSQL tests run when PARITY_TEST_PG_URL is set).
+test: install
+	$(BIN)/python -m pytest
+
+## Benchmarks print ratios against a floor measured in the same run.
+bench: install
+	$(BIN)/python benchmarks/ingest_junit.py
+
+clean:
+	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm

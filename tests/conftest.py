@@ -1,0 +1,67 @@
+"""Shared fixtures: real SQLite and real PostgreSQL stores, and the real samples in ../shared."""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from db.engine import make_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+REAL = SHARED / "fixtures" / "real"
+
+
+@pytest.fixture
+def real() -> Path:
+    if not REAL.is_dir():
+        pytest.skip("../shared/fixtures/real is absent (real samples live beside the checkout)")
+    return REAL
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path):
+    engine = make_engine(tmp_path / "parity.db")
+    yield engine
+    engine.dispose()
+
+
+def _pg_base_url() -> str | None:
+    url = os.environ.get("PARITY_TEST_PG_URL")
+    if not url:
+        if os.environ.get("PARITY_REQUIRE_PG"):
+            pytest.fail("PARITY_REQUIRE_PG is set but PARITY_TEST_PG_URL is not")
+        pytest.skip("PostgreSQL tests need PARITY_TEST_PG_URL (CI sets it)")
+    return url
+
+
+@pytest.fixture
+def pg_engine():
+    """A scratch database on the PostgreSQL server, dropped afterwards."""
+    base = make_url(_pg_base_url())
+    name = f"parity_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # pragma: no cover - depends on the machine
+        admin.dispose()
+        if os.environ.get("PARITY_REQUIRE_PG"):
+            raise
+        pytest.skip(f"PostgreSQL at PARITY_TEST_PG_URL is not usable: {exc}")
+    engine = make_engine(base.set(database=name).render_as_string(hide_password=False))
+    yield engine
+    engine.dispose()
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request):
+    """Every store test runs on both backends."""
+    return request.getfixturevalue("sqlite_engine" if request.param == "sqlite" else "pg_engine")

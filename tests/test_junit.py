@@ -1,0 +1,137 @@
+"""JUnit edge cases, each written by hand from result-formats.md so the right answer is known."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from collectors.formats import junit
+from collectors.formats.records import ParseError
+
+
+def parse(xml: str):
+    return {t.test_key: t for t in junit.parse(io.BytesIO(xml.encode())).tests}
+
+
+def test_wrapped_and_bare_roots_give_the_same_records():
+    case = ('<testcase classname="tests.kernels.test_attn" name="test_decode[fp8-128]" time="0.41"/>'
+            '<testcase classname="tests.kernels.test_attn" name="test_prefill" time="1.02">'
+            '<failure message="AssertionError: mismatch">trace</failure></testcase>')
+    wrapped = parse(f'<testsuites name="pytest tests"><testsuite name="pytest">{case}'
+                    '</testsuite></testsuites>')
+    bare = parse(f'<?xml version="1.0"?><testsuite name="pytest">{case}</testsuite>')
+    assert wrapped.keys() == bare.keys()
+    t = wrapped["tests.kernels.test_attn::test_decode[fp8-128]"]
+    assert (t.name, t.params, t.outcome, t.duration_s) == ("test_decode", "fp8-128", "passed", 0.41)
+    f = bare["tests.kernels.test_attn::test_prefill"]
+    assert (f.outcome, f.phase, f.message) == ("failed", "call", "AssertionError: mismatch")
+
+
+def test_outcome_table():
+    got = parse("""<testsuite name="pytest">
+      <testcase classname="m" name="setup_err"><error message='failed on setup with "RuntimeError: HIP error"'/></testcase>
+      <testcase classname="m" name="teardown_err"><error message='failed on teardown with "E"'/></testcase>
+      <testcase classname="tests.sub" name="test_mod"><error message="collection failure"/></testcase>
+      <testcase classname="m" name="skip"><skipped type="pytest.skip" message="requires sm90">x.py:88: requires sm90</skipped></testcase>
+      <testcase classname="m" name="modskip"><skipped message="collection skipped"/></testcase>
+      <testcase classname="m" name="xfail"><skipped type="pytest.xfail" message="#123"/></testcase>
+      <testcase classname="m" name="xpass_legacy"><skipped message="xfail-marked test passes unexpectedly"/></testcase>
+      <testcase classname="m" name="xpass_strict"><failure message="[XPASS(strict)] flaky kernel"/></testcase>
+      <testcase classname="m.C" name="test_u"><error type="UnexpectedSuccess" message="Unexpected success"/></testcase>
+      <testcase classname="m.C" name="test_x"><skipped type="XFAIL" message="expected failure: bug"/></testcase>
+    </testsuite>""")
+    o = {k: (t.outcome, t.phase) for k, t in got.items()}
+    assert o["m::setup_err"] == ("error", "setup")
+    assert o["m::teardown_err"] == ("error", "teardown")
+    assert o["tests.sub::test_mod"] == ("error", "collection")
+    assert o["m::skip"] == ("skipped", "setup") and got["m::skip"].skip_reason == "requires sm90"
+    assert o["m::modskip"] == ("skipped", "collection")
+    assert o["m::xfail"][0] == "xfailed"
+    assert o["m::xpass_legacy"][0] == "xpassed"
+    assert o["m::xpass_strict"][0] == "failed"
+    assert o["m.C::test_u"][0] == "xpassed"
+    assert o["m.C::test_x"][0] == "xfailed"
+
+
+def test_failed_call_plus_teardown_error_is_one_failure():
+    got = parse("""<testsuite name="pytest">
+      <testcase classname="m" name="t"><failure message="AssertionError: boom"/></testcase>
+      <testcase classname="m" name="t"><error message='failed on teardown with "E: cleanup"'/></testcase>
+    </testsuite>""")
+    assert len(got) == 1
+    t = got["m::t"]
+    assert (t.outcome, t.phase, t.rerun_count, t.message) == ("failed", "call", 0,
+                                                              "AssertionError: boom")
+
+
+def test_rerunfailures_duplicates_count_as_reruns_and_last_wins():
+    got = parse("""<testsuite name="pytest">
+      <testcase classname="m" name="test_flaky"/><testcase classname="m" name="test_flaky"/>
+      <testcase classname="m" name="test_always"/><testcase classname="m" name="test_always"><failure message="no"/></testcase>
+    </testsuite>""")
+    assert (got["m::test_flaky"].outcome, got["m::test_flaky"].rerun_count) == ("passed", 1)
+    assert (got["m::test_always"].outcome, got["m::test_always"].rerun_count) == ("failed", 1)
+
+
+def test_pytorch_rerun_children_and_surefire_flaky():
+    got = parse("""<testsuite name="pytest">
+      <testcase classname="TestOpsCUDA" name="test_add_cuda_float32" time="1.5">
+        <rerun message="RuntimeError: HIP out of memory">tb</rerun><rerun message="again">tb</rerun>
+      </testcase>
+      <testcase classname="TestOpsCUDA" name="test_mul_cuda_float32">
+        <rerun message="x">tb</rerun><failure message="still failing">tb</failure>
+      </testcase>
+      <testcase classname="S" name="flaky"><flakyFailure message="once"/></testcase>
+    </testsuite>""")
+    flaky = got["TestOpsCUDA::test_add_cuda_float32"]
+    assert (flaky.outcome, flaky.rerun_count) == ("passed", 2)
+    assert (got["TestOpsCUDA::test_mul_cuda_float32"].outcome,
+            got["TestOpsCUDA::test_mul_cuda_float32"].rerun_count) == ("failed", 1)
+    assert (got["S::flaky"].outcome, got["S::flaky"].rerun_count) == ("passed", 1)
+
+
+def test_parametrised_ids_with_brackets_colons_and_escaped_unicode():
+    got = parse(r"""<testsuite name="pytest">
+      <testcase classname="pkg.test_probe" name="test_params[[br]]"/>
+      <testcase classname="pkg.test_probe" name="test_params[x::y]"/>
+      <testcase classname="pkg.test_probe" name="test_params[\xfc/\u03c0]"/>
+      <testcase classname="pkg.test_probe.TestGroup.TestInner" name="test_nested"/>
+    </testsuite>""")
+    assert got["pkg.test_probe::test_params[[br]]"].params == "[br]"
+    assert got["pkg.test_probe::test_params[x::y]"].params == "x::y"
+    assert got[r"pkg.test_probe::test_params[\xfc/\u03c0]"].params == r"\xfc/\u03c0"
+    assert got["pkg.test_probe.TestGroup.TestInner::test_nested"].classname == \
+        "pkg.test_probe.TestGroup.TestInner"
+
+
+def test_xmlrunner_suffix_stripped_and_subtest_failure_kept():
+    got = parse("""<testsuites><testsuite name="test.pkg.TestCls-20241125095110">
+      <testcase classname="test.pkg.TestCls" name="test_m" timestamp="2024-11-25T13:32:38"><failure type="AssertionError" message="1 != 2"/></testcase>
+      <testcase classname="test.pkg.TestCls" name="test_m" timestamp="2024-11-25T13:32:38"/>
+    </testsuite></testsuites>""")
+    t = got["test.pkg.TestCls::test_m"]
+    assert (t.outcome, t.suite) == ("failed", "test.pkg.TestCls")
+
+
+def test_status_disabled_is_a_skip():
+    got = parse('<testsuite name="t"><testcase name="d" status="disabled"/></testsuite>')
+    assert (got["d"].outcome, got["d"].skip_reason) == ("skipped", "disabled")
+
+
+def test_meta_from_suite():
+    r = junit.parse(io.BytesIO(b'<testsuites><testsuite name="pytest" timestamp="2026-01-02T03:04:05+00:00" '
+                               b'hostname="ci-mi300x-07"><properties><property name="git_sha" value="abc"/>'
+                               b'</properties><testcase classname="a" name="b"/></testsuite></testsuites>'))
+    assert r.meta["timestamp"].startswith("2026-01-02") and r.meta["hostname"] == "ci-mi300x-07"
+    assert r.meta["properties"]["git_sha"] == "abc"
+
+
+@pytest.mark.parametrize("doc,reason", [
+    (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+     b'<testsuite><testcase name="&e;"/></testsuite>', "DTD"),
+    (b'<testsuite name="x"><testcase name="a">', "malformed XML"),
+    (b'<html><body>not junit</body></html>', "not a JUnit report"),
+])
+def test_rejections(doc, reason):
+    with pytest.raises(ParseError, match=reason):
+        junit.parse(io.BytesIO(doc))
