@@ -97,6 +97,7 @@ class Ingester:
         report = IngestReport()
 
         def reject(name: str, reason: str, sha: str = "", fmt: str = "") -> None:
+            reason = " ".join(reason.split())[:1000]  # always one line
             report.files.append(FileOutcome(name, "rejected", fmt, reason=reason))
             self.echo(f"REJECTED {name}: {reason}")
             with self.engine.begin() as conn:

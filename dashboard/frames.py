@@ -8,12 +8,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, inspect, select
 
 from db.engine import connect
 from db.models import CiJob, CiRun, Framework, Hardware, TestSummary
 
 Store = Engine | str | Path | None
+
+
+def _has_data(engine: Engine) -> bool:
+    """False for a store with no schema yet (views then return empty frames)."""
+    return inspect(engine).has_table(CiJob.__tablename__)
 
 
 def _job_summaries(engine: Engine, framework: str | None) -> pd.DataFrame:
@@ -50,10 +55,10 @@ def scorecard(store: Store = None, *, framework: str | None = None) -> pd.DataFr
     skipped (and how many skips were vendor-gated), and the plain pass rate
     passed / (passed + failed + error). A lane that ran no test shows 0 tests, not 100 %."""
     engine = connect(store)
-    jobs = _job_summaries(engine, framework)
     columns = ["framework", "vendor", "hardware", "run_at", "commit", "jobs", "tests", "passed",
                "failed", "error", "skipped", "vendor_skipped", "flaky", "pass_rate"]
-    if jobs.empty:
+    jobs = _job_summaries(engine, framework) if _has_data(engine) else None
+    if jobs is None or jobs.empty:
         return pd.DataFrame(columns=columns)
     latest = jobs.groupby(["framework", "hardware"])["run_at"].transform("max")
     last = jobs[jobs["run_at"] == latest]

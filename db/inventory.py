@@ -42,8 +42,8 @@ def inventory(engine: Engine) -> dict[str, Any]:
         last = conn.execute(select(func.max(Artifact.ingested_at))).scalar()
         errors = [
             {"path": r.path, "reason": r.reason, "at": r.at.isoformat(timespec="seconds")}
-            for r in conn.execute(select(IngestError).order_by(IngestError.at.desc()).limit(10))
-            .scalars()
+            for r in conn.execute(select(IngestError.path, IngestError.reason, IngestError.at)
+                                  .order_by(IngestError.at.desc()).limit(10))
         ]
     return {"schema": current_revision(engine), "empty": counts["jobs"] == 0, **counts,
             "hardware": hardware, "last_ingest": last.isoformat(timespec="seconds") if last else None,

@@ -2,6 +2,7 @@
 from collectors.formats.records import (
     AccuracyRecord,
     BenchmarkRecord,
+    NotRecognised,
     ParseError,
     ParseResult,
     SessionTotals,
@@ -11,6 +12,7 @@ from collectors.formats.records import (
 __all__ = [
     "AccuracyRecord",
     "BenchmarkRecord",
+    "NotRecognised",
     "ParseError",
     "ParseResult",
     "SessionTotals",

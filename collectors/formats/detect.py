@@ -18,13 +18,9 @@ from collectors.formats import (
     pytorch_bench,
     serving,
 )
-from collectors.formats.records import ParseError, ParseResult
+from collectors.formats.records import NotRecognised, ParseResult
 
 HEAD_BYTES = 64 * 1024
-
-
-class NotRecognised(ParseError):
-    """No parser claims the file: in a directory or an archive it is skipped, not an error."""
 
 
 @dataclass(frozen=True)

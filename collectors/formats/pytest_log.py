@@ -10,7 +10,7 @@ from collectors.formats.junit import split_name
 from collectors.formats.pytest_json import mangle
 from collectors.formats.records import (
     MESSAGE_CAP,
-    ParseError,
+    NotRecognised,
     ParseResult,
     SessionTotals,
     TestRecord,
@@ -119,7 +119,7 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
             rec.suite = label
         result.tests.extend(by_key.values())
     if not result.sessions and not result.tests:
-        raise ParseError("no pytest summary found in log")
+        raise NotRecognised("no pytest summary found in log")
     return result
 
 

@@ -13,6 +13,10 @@ class ParseError(ValueError):
     """The input is not a valid file of the format being read; the text says why."""
 
 
+class NotRecognised(ParseError):
+    """No parser claims the file: in a directory or an archive it is skipped, not an error."""
+
+
 @dataclass(slots=True)
 class TestRecord:
     classname: str

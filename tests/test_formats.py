@@ -1,0 +1,119 @@
+"""The other parsers on hand-written inputs whose right answer is known."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collectors.formats import inductor_csv, inferencex, lm_eval, pytest_log, serving
+from collectors.formats.records import ParseError
+
+LOG = """\
+2026-01-02T03:04:05.1234567Z + pytest -v tests/kernels
+2026-01-02T03:04:06.0000000Z ============================= test session starts ==============================
+2026-01-02T03:04:07.0000000Z tests/kernels/test_attn.py::test_decode[fp8] PASSED [ 50%]
+2026-01-02T03:04:08.0000000Z =========================== short test summary info ============================
+2026-01-02T03:04:08.0000000Z \x1b[31mFAILED\x1b[0m tests/kernels/test_attn.py::test_prefill[x::y] - AssertionError: boom
+2026-01-02T03:04:08.0000000Z assert 1 == 2
+2026-01-02T03:04:08.0000000Z ERROR tests/kernels/test_attn.py::test_prefill[x::y] - RuntimeError: teardown
+2026-01-02T03:04:08.0000000Z ERROR tests/kernels/test_cache.py::TestCache::test_alloc - failed on setup
+2026-01-02T03:04:08.0000000Z XFAIL tests/kernels/test_attn.py::test_old - #123
+2026-01-02T03:04:08.0000000Z SKIPPED [3] tests/kernels/test_fp4.py:88: requires sm100
+2026-01-02T03:04:08.0000000Z \x1b[31m==== 1 failed, 8 passed, 3 skipped, 1 xfailed, 2 errors, 1 rerun in 12.34s ====\x1b[0m
++ pytest -q tests/models
+3 passed, 1 warning in 0.50s
+"""
+
+
+def test_pytest_log_sessions_and_summary_lines():
+    r = pytest_log.parse(LOG.encode())
+    assert [s.counts for s in r.sessions] == [
+        {"failed": 1, "passed": 8, "skipped": 3, "xfailed": 1, "error": 2, "rerun": 1},
+        {"passed": 3, "warnings": 1}]
+    assert r.sessions[0].duration_s == 12.34
+    assert r.sessions[0].label.startswith("log:1") and "pytest -v tests/kernels" in r.sessions[0].label
+    tests = {t.test_key: t for t in r.tests}
+    failed = tests["tests.kernels.test_attn::test_prefill[x::y]"]
+    assert (failed.outcome, failed.params, failed.message) == ("failed", "x::y", "AssertionError: boom")
+    assert tests["tests.kernels.test_cache.TestCache::test_alloc"].outcome == "error"
+    assert tests["tests.kernels.test_attn::test_old"].outcome == "xfailed"
+    assert len(tests) == 3  # the FAILED + ERROR pair is one test; folded skips name no test
+
+
+def test_pytest_log_without_summary_is_rejected():
+    with pytest.raises(ParseError, match="no pytest summary"):
+        pytest_log.parse(b"just some build output\nall good\n")
+
+
+SGLANG = ('{"backend": "sglang", "dataset_name": "random", "request_rate": Infinity, '
+          '"max_concurrency": 64, "random_input_len": 1024, "random_output_len": 1024, '
+          '"duration": 30.5, "completed": 200, "total_input_tokens": 204800, '
+          '"request_throughput": 6.5, "input_throughput": 6700.0, "output_throughput": 6650.0, '
+          '"mean_e2e_latency_ms": 9000.0, "median_ttft_ms": 120.0, "p99_itl_ms": 80.0}\n')
+
+
+def test_sglang_bench_serving_jsonl_with_infinity():
+    r = serving.parse((SGLANG * 2).encode())
+    assert {b.record_no for b in r.benchmarks} == {0, 1}
+    b = next(b for b in r.benchmarks if b.metric == "mean_e2e_latency_ms")
+    assert (b.benchmark, b.unit, b.direction, b.statistic) == ("sglang-bench-serving", "ms", "lower", "mean")
+    assert b.config["request_rate"] == "inf" and b.config["isl"] == 1024 and b.config["concurrency"] == 64
+
+
+@pytest.mark.parametrize("bad,reason", [
+    ('{"request_throughput": NaN, "output_throughput": 1.0, "completed": 3}', "not finite"),
+    ('{"request_throughput": "fast", "output_throughput": 1.0, "completed": 3}', "expected a number"),
+    ('{"request_throughput": [1], "output_throughput": 1.0, "completed": 3}', "expected a number"),
+    ('{"request_throughput": 1.0, "output_throughput": 1.0, "completed": 3', "malformed JSON"),
+])
+def test_serving_rejects_bad_values(bad, reason):
+    with pytest.raises(ParseError, match=reason):
+        serving.parse(bad.encode())
+
+
+def test_lm_eval_rsplit_na_stderr_and_legacy():
+    doc = {"results": {"gsm8k": {"alias": "gsm8k", "exact_match,strict,odd-filter": 0.75,
+                                 "exact_match_stderr,strict,odd-filter": "N/A"}},
+           "versions": {"gsm8k": 3}, "n-samples": {"gsm8k": {"original": 1319, "effective": 250}},
+           "config": {"model": "vllm", "model_args": "pretrained=meta-llama/Llama-3-8B,tp=1"}}
+    r = lm_eval.parse(json.dumps(doc).encode())
+    (a,) = r.accuracy
+    assert (a.metric, a.filter, a.stderr, a.n, a.model) == (
+        "exact_match,strict", "odd-filter", None, 250, "meta-llama/Llama-3-8B")
+    legacy = {"results": {"arc_challenge": {"acc": 0.266, "acc_stderr": 0.0129}},
+              "versions": {"arc_challenge": "2.0"}}
+    (b,) = lm_eval.parse(json.dumps(legacy).encode()).accuracy
+    assert (b.metric, b.filter, b.stderr) == ("acc", "none", 0.0129)
+    with pytest.raises(ParseError, match="expected a number"):
+        lm_eval.parse(json.dumps({"results": {"t": {"acc,none": [1]}}, "versions": {}}).encode())
+
+
+def test_inferencex_aggregated_row():
+    row = {"hw": "mi355x", "conc": 64, "model": "deepseek-ai/DeepSeek-R1", "framework": "sglang",
+           "precision": "fp8", "tp": 8, "ep": 8, "dp_attention": True, "isl": 1024, "osl": 1024,
+           "disagg": False, "tput_per_gpu": 1234.5, "median_intvty": 45.0, "median_ttft": 0.25}
+    r = inferencex.parse_agg(json.dumps([row, dict(row, hw="b200", tput_per_gpu=2000.0)]).encode())
+    assert {b.hardware for b in r.benchmarks} == {"mi355x", "b200"}
+    tput = next(b for b in r.benchmarks if b.metric == "tput_per_gpu" and b.hardware == "mi355x")
+    assert (tput.value, tput.direction, tput.config["tp"], tput.config["concurrency"]) == (1234.5, "higher", 8, 64)
+    ttft = next(b for b in r.benchmarks if b.metric == "median_ttft")
+    assert (ttft.unit, ttft.direction) == ("s", "lower")
+
+
+def test_inductor_performance_and_accuracy_csv():
+    perf = ("dev,name,batch_size,speedup,abs_latency,compilation_latency,compression_ratio,"
+            "eager_peak_mem,dynamo_peak_mem,calls_captured,unique_graphs,graph_breaks,"
+            "unique_graph_breaks,autograd_captures,autograd_compiles,cudagraph_skips\n"
+            "cuda,BERT_pytorch,2,2.014039,58.901280,38.538333,0.923878,250.866893,271.536947,545,1,0,0,0,0,1\n")
+    r = inductor_csv.parse(perf.encode(), source_name="inductor_torchbench_amp_inference_cuda_performance.csv")
+    m = {b.metric: b for b in r.benchmarks}
+    assert (m["speedup"].value, m["speedup"].direction) == (2.014039, "higher")
+    assert (m["abs_latency"].unit, m["abs_latency"].direction) == ("ms", "lower")
+    assert m["speedup"].config["suite"] == "torchbench"
+    acc = ("dev,name,batch_size,accuracy,calls_captured,unique_graphs,graph_breaks,"
+           "unique_graph_breaks,autograd_captures,autograd_compiles,cudagraph_skips,compilation_latency\n"
+           "cuda,BERT_pytorch,4,pass,1,1,0,0,0,0,0,10.0\ncuda,hf_T5,4,fail_accuracy,1,1,0,0,0,0,0,9.0\n"
+           "cuda,llama,1,eager_fail_to_run,0,0,0,0,0,0,0,0\n")
+    r = inductor_csv.parse(acc.encode(), source_name="inductor_huggingface_amp_inference_cuda_accuracy.csv")
+    assert [(t.name, t.outcome) for t in r.tests] == [
+        ("BERT_pytorch", "passed"), ("hf_T5", "failed"), ("llama", "error")]

@@ -1,0 +1,156 @@
+"""Migrations, ingest round trips and idempotency on real SQLite and real PostgreSQL."""
+from __future__ import annotations
+
+import json
+import zipfile
+from datetime import date
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import func, inspect, select, text
+
+from collectors import demo
+from collectors.ingest import IngestOptions, ingest
+from db.hardware import vocabulary
+from db.inventory import inventory
+from db.migrate import current_revision, head_revision, upgrade
+import db.models as m
+from db.models import Base, CiJob, CiRun, Hardware
+from parity.cli import main
+
+JUNIT = """<testsuites><testsuite name="pytest" timestamp="2026-11-20T02:00:00+00:00">
+<testcase classname="tests.kernels.test_attn" name="test_decode_rocm[fp8]" time="0.5"/>
+<testcase classname="tests.kernels.test_attn" name="test_prefill" time="1.0"><failure message="AssertionError: x"/></testcase>
+<testcase classname="tests.kernels.test_attn" name="test_fp4" time="0"><skipped type="pytest.skip" message="not supported on ROCm"/></testcase>
+<testcase classname="tests.kernels.test_attn" name="test_flaky"><rerun message="x"/></testcase>
+</testsuite></testsuites>"""
+
+
+def test_migrations_from_empty_match_the_models(engine):
+    assert current_revision(engine) is None
+    upgrade(engine)
+    assert current_revision(engine) == head_revision()
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == [], f"models and migrations disagree: {diff}"
+    upgrade(engine)  # idempotent
+    assert set(inspect(engine).get_table_names()) >= {t for t in Base.metadata.tables}
+
+
+def test_round_trip_and_idempotency(engine, tmp_path):
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "junit.xml").write_text(JUNIT)
+    (tmp_path / "reports" / "README.txt").write_text("not a result")
+    with zipfile.ZipFile(tmp_path / "test-reports-default-1-1-linux.rocm.gpu.gfx942.1_123.zip", "w") as zf:
+        zf.writestr("python-pytest/test_ops/test_ops-0123456789abcdef.xml",
+                    JUNIT.replace("test_attn", "test_ops"))
+    opts = IngestOptions(framework="vllm", hardware="linux-mi35x-gpu-8", repo="vllm-project/vllm",
+                         run_id="987", commit="0a2c1ed", suite="kernels")
+    paths = [tmp_path / "reports", next(tmp_path.glob("*.zip"))]
+    first = ingest(engine, paths, opts)
+    assert (first.count("ingested"), first.count("skipped"), first.rejected) == (2, 1, [])
+    before = inventory(engine)
+    with engine.connect() as conn:
+        job = conn.execute(select(CiJob)).one()
+        hw = conn.execute(select(Hardware).where(Hardware.id == job.hardware_id)).one()
+        run = conn.execute(select(CiRun)).one()
+        summary = conn.execute(select(func.sum(m.TestSummary.total), func.sum(m.TestSummary.failed),
+                                      func.sum(m.TestSummary.vendor_skipped),
+                                      func.sum(m.TestSummary.flaky))).one()
+        keys = dict(conn.execute(select(m.TestCase.test_key, m.TestCase.parity_key)).all())
+    assert (hw.vendor, hw.sku, hw.arch, hw.gpu_count) == ("amd", "mi355x", "gfx950", 8)
+    assert (run.run_id, run.head_sha, run.repository, run.ci_system) == (
+        "987", "0a2c1ed", "vllm-project/vllm", "github")
+    assert json.loads(job.runner_labels) == [] and job.suite == "kernels"
+    assert tuple(summary) == (8, 2, 2, 2)
+    assert keys["tests.kernels.test_attn::test_decode_rocm[fp8]"] == \
+        "tests.kernels.test_attn::test_decode_{gpu}[fp8]"
+    second = ingest(engine, paths, opts)
+    assert second.count("ingested") == 0 and second.count("unchanged") == 2
+    after = inventory(engine)
+    assert after == before
+
+
+def test_same_tests_on_two_vendors_share_parity_keys(engine, tmp_path):
+    amd = tmp_path / "amd.xml"
+    amd.write_text(JUNIT)
+    nv = tmp_path / "nv.xml"
+    nv.write_text(JUNIT.replace("test_decode_rocm", "test_decode_cuda").replace(
+        "2026-11-20", "2026-11-21"))
+    ingest(engine, [amd], IngestOptions(framework="vllm", hardware="mi355x"))
+    ingest(engine, [nv], IngestOptions(framework="vllm", hardware="b200"))
+    with engine.connect() as conn:
+        per_key = conn.execute(select(m.TestCase.parity_id, func.count()).group_by(
+            m.TestCase.parity_id)).all()
+        vendors = conn.execute(
+            select(func.count(func.distinct(Hardware.vendor)))
+            .select_from(m.TestResult).join(CiJob, CiJob.id == m.TestResult.job_pk)
+            .join(Hardware, Hardware.id == CiJob.hardware_id)).scalar()
+    assert sorted(n for _, n in per_key) == [1, 1, 1, 2]  # decode_rocm and decode_cuda meet
+    assert vendors == 2
+
+
+def test_cli_ingest_status_and_exit_codes(tmp_path, capsys):
+    db = str(tmp_path / "cli.db")
+    good = tmp_path / "good.xml"
+    good.write_text(JUNIT)
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<testsuite><testcase")
+    assert main(["--db", db, "ingest", str(good), "--framework", "vllm", "-q"]) == 0
+    assert main(["--db", db, "ingest", str(good), str(bad)]) == 2
+    out = capsys.readouterr().out
+    assert f"REJECTED {bad}: malformed XML" in out and "1 unchanged" in out
+    assert main(["--db", db, "status", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["test_results"], status["ingest_errors"]) == (4, 1)
+    assert main(["--db", str(tmp_path / "empty.db"), "summary"]) == 0
+    assert "no data yet" in capsys.readouterr().out
+
+
+def test_demo_history_has_every_situation(engine):
+    s = demo.build(engine, days=12, end=date(2026, 11, 27))
+    assert s.nights == 12 and s.test_results > 0
+    again = inventory(engine)
+    demo.build(engine, days=12, end=date(2026, 11, 27))  # deterministic and idempotent
+    assert inventory(engine) | {"last_ingest": None} == again | {"last_ingest": None}
+    with engine.connect() as conn:
+        def one(sql):
+            return conn.execute(text(sql)).all()
+        lanes = one("""SELECT h.sku, f.name, COUNT(DISTINCT j.id), COALESCE(SUM(s.total), 0)
+                       FROM ci_job j JOIN hardware h ON h.id = j.hardware_id
+                       JOIN framework f ON f.id = j.framework_id
+                       LEFT JOIN test_summary s ON s.job_pk = j.id
+                       GROUP BY h.sku, f.name""")
+        by_lane = {(sku, fw): (jobs, tests) for sku, fw, jobs, tests in lanes}
+        assert by_lane[("mi455x", "vllm")][1] == 0 and by_lane[("mi455x", "vllm")][0] == 12
+        spec = one("""SELECT DISTINCT h.vendor FROM ci_job j JOIN hardware h ON h.id = j.hardware_id
+                      WHERE j.suite = 'spec_decode'""")
+        assert spec == [("nvidia",)]
+        amd_only_skips = one("""SELECT DISTINCT h.vendor FROM test_result r
+                                JOIN ci_job j ON j.id = r.job_pk
+                                JOIN hardware h ON h.id = j.hardware_id
+                                WHERE r.skip_category = 'vendor_amd'""")
+        assert amd_only_skips == [("amd",)]
+        flaky = one("SELECT COUNT(*) FROM test_result WHERE rerun_count > 0 AND outcome = 'passed'")
+        assert flaky[0][0] > 0
+        cliff = one("""SELECT a.concurrency, AVG(a.value) FROM accuracy_metric a
+                       JOIN ci_job j ON j.id = a.job_pk JOIN hardware h ON h.id = j.hardware_id
+                       WHERE h.sku = 'mi355x' GROUP BY a.concurrency ORDER BY a.concurrency""")
+        scores = dict(cliff)
+        assert 0.77 < scores[64] < 0.83 and all(0.91 < v < 0.96 for c, v in scores.items() if c != 64)
+        series = one("""SELECT r.created_at, b.value FROM benchmark_metric b
+                        JOIN ci_job j ON j.id = b.job_pk JOIN ci_run r ON r.id = j.run_pk
+                        JOIN hardware h ON h.id = j.hardware_id
+                        WHERE h.sku = 'mi355x' AND b.metric = 'total_token_throughput'
+                          AND b.concurrency = 64 AND b.isl = 1024
+                          AND b.model = 'meta-llama/Llama-3.1-70B-Instruct' ORDER BY r.created_at""")
+        values = [v for _, v in series]
+        early, late = sum(values[:2]) / 2, sum(values[-5:]) / 5
+        assert late / early < 0.95  # the injected step regression
+
+
+def test_hardware_vocabulary_covers_demo_labels():
+    v = vocabulary()
+    for labels in demo.LABELS.values():
+        for label in labels.values():
+            assert v.identify(label).mapped, label
