@@ -115,7 +115,13 @@ def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: lis
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
            f"VALUES ({', '.join([mark] * len(columns))}) {on_conflict}")
-    conn.exec_driver_sql(sql, rows)
+    # the DB-API cursor of the connection's own transaction: SQLAlchemy's per-row
+    # parameter handling would cost more than the insert itself
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.executemany(sql, rows)
+    finally:
+        cursor.close()
 
 
 TEST_CASE_COLUMNS = ("id", "test_key", "parity_id", "parity_key", "file", "classname", "name", "params",

@@ -96,6 +96,7 @@ def parse(stream: BinaryIO) -> ParseResult:
     by_key: dict[str, TestRecord] = {}
     suites: list[str] = []
     root_seen = False
+    seen = 0
     context = etree.iterparse(
         stream,
         events=("start", "end"),
@@ -114,12 +115,9 @@ def parse(stream: BinaryIO) -> ParseResult:
                 if event == "end":
                     _add_case(elem, suites[-1] if suites else "", by_key)
                     elem.clear(keep_tail=False)
-                    parent = elem.getparent()
-                    if parent is not None:
-                        while elem.getprevious() is not None:
-                            if parent[0].tag == "properties":  # suite properties come first
-                                _properties(parent[0], result.meta)
-                            del parent[0]
+                    seen += 1
+                    if not seen & 1023:  # drop the cleared siblings read so far, in batches
+                        _prune(elem, result.meta)
                 continue
             if event == "start":
                 root_seen = True
@@ -140,6 +138,17 @@ def parse(stream: BinaryIO) -> ParseResult:
         raise ParseError("not a JUnit report: no <testsuite> or <testsuites> element")
     result.tests = list(by_key.values())
     return result
+
+
+def _prune(elem, meta: dict) -> None:
+    """Delete the siblings before `elem` (all processed and cleared), keeping suite
+    properties, which come first."""
+    parent = elem.getparent()
+    if parent is None:
+        return
+    if len(parent) and parent[0].tag == "properties":
+        _properties(parent[0], meta)
+    del parent[: parent.index(elem)]
 
 
 def _suite_properties(elem, meta: dict) -> None:
