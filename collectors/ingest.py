@@ -120,11 +120,10 @@ class Ingester:
             raise _Reject(f"file is {blob.size} bytes, over the {limit}-byte limit")
         if blob.size == 0:
             raise _Reject("empty file")
-        if not blob.sha256:
-            with blob.opener() as f:
-                blob.sha256 = file_sha256(f)
-        with blob.opener() as f:
+        with blob.opener() as f:  # one read gives the detection head and the digest
             head = f.read(HEAD_BYTES)
+            if not blob.sha256:
+                blob.sha256 = file_sha256(f, head)
         fmt_name = options.format
         try:
             if fmt_name is None:

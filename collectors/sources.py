@@ -50,8 +50,9 @@ def _file_blob(path: Path, explicit: bool) -> Blob:
                 explicit=explicit)
 
 
-def file_sha256(stream: BinaryIO) -> str:
-    h = hashlib.sha256()
+def file_sha256(stream: BinaryIO, already_read: bytes = b"") -> str:
+    """SHA-256 of `already_read` followed by the rest of `stream`."""
+    h = hashlib.sha256(already_read)
     for chunk in iter(lambda: stream.read(CHUNK), b""):
         h.update(chunk)
     return h.hexdigest()

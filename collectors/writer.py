@@ -94,9 +94,9 @@ def parse_time(value: Any) -> datetime | None:
     return dt
 
 
-def config_key(cfg: dict) -> str:
-    text = json.dumps(cfg, sort_keys=True, default=str)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+def config_key(config_json: str) -> str:
+    """A short stable key of a config's canonical JSON text, for matching series."""
+    return hashlib.sha1(config_json.encode()).hexdigest()[:16]
 
 
 def _dim_int(cfg: dict, *names: str) -> int | None:
@@ -261,8 +261,9 @@ class Writer:
 
     def _common(self, rec, job_pk: int, art_pk: int) -> dict[str, Any]:
         cfg = rec.config
+        text = _jsonable(cfg)
         return dict(job_pk=job_pk, artifact_pk=art_pk, record_no=rec.record_no, model=rec.model[:300],
-                    config=_jsonable(cfg), config_key=config_key(cfg), precision=_precision(cfg),
+                    config=text, config_key=config_key(text), precision=_precision(cfg),
                     tp=_dim_int(cfg, "tp", "tensor_parallel_size"),
                     ep=_dim_int(cfg, "ep", "expert_parallel_size"),
                     dp=_dim_int(cfg, "dp", "data_parallel_size"),
