@@ -5,6 +5,7 @@ the parity views count an AMD vendor-gated skip against AMD."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from db.hardware import Vocabulary
 
@@ -30,6 +31,7 @@ SKIP_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((cat, re.compile(rx, re.I
 VENDOR_GATED = {"vendor_amd", "vendor_nvidia"}
 
 
+@lru_cache(maxsize=4096)  # reports repeat a handful of reasons thousands of times
 def skip_category(reason: str | None) -> str:
     """The category of a skip reason: vendor_amd, vendor_nvidia, hardware, disabled,
     dependency, platform or other."""

@@ -9,6 +9,7 @@ import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from datetime import datetime, timezone
 from typing import Any
 
@@ -222,18 +223,19 @@ class Writer:
         for t in result.tests:
             key = t.test_key
             tid = test_id(key)
+            group = t.group
             if tid not in known:
                 known.add(tid)
                 full = t.name if t.params is None else f"{t.name}[{t.params}]"
                 pkey = parity_key(t.classname, full)
                 cases.append((tid, key, tid if pkey == key else test_id(pkey), pkey, t.file,
-                              t.classname, t.name, t.params, t.group))
+                              t.classname, t.name, t.params, group))
             outcome = t.outcome
             category = skip_category(t.skip_reason) if outcome == "skipped" else None
             rows.append((job_pk, art_pk, tid, outcome, t.phase, t.duration_s, t.rerun_count,
                          t.message, category))
             if count_rows:
-                g = groups[t.group]
+                g = groups[group]
                 g["total"] += 1
                 g[outcome] += 1
                 if t.rerun_count and outcome == "passed":
@@ -252,6 +254,7 @@ class Writer:
             g["duration_s"] += s.duration_s or 0.0
         cases.sort()  # ids are hashes: inserting in id order keeps the B-tree appends cheap
         store.add_test_cases(conn, cases)
+        rows.sort(key=itemgetter(2))  # likewise for the test_pk index and foreign-key lookups
         store.add_test_results(conn, rows)
         store.add_summaries(conn, job_pk, {k: dict(v) for k, v in groups.items()})
 

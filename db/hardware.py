@@ -53,7 +53,8 @@ class Vocabulary:
     pairs: dict = field(default_factory=dict)
     nvidia_order: tuple[str, ...] = ()
     generic: frozenset[str] = frozenset()
-    fold_literals: tuple[str, ...] = ()  # every fold token starts with one of these
+    # matches (in lower-cased text) a literal that every fold token starts with
+    fold_prefilter: re.Pattern | None = None
 
     def identify(self, name: str | None) -> HardwareId:
         """The hardware one name denotes, or an unmapped id carrying the raw name."""
@@ -98,13 +99,8 @@ class Vocabulary:
 
     def fold(self, text: str) -> str:
         """Replace vendor and hardware tokens by `{gpu}` so both vendors' names meet."""
-        if self.fold_literals:
-            lower = text.lower()
-            for literal in self.fold_literals:
-                if literal in lower:
-                    break
-            else:
-                return text  # no token can match: skip the (slow) regex
+        if self.fold_prefilter is not None and not self.fold_prefilter.search(text.lower()):
+            return text  # no token can match: skip the slow case-insensitive regex
         return self.fold_pattern.sub("{gpu}", text)
 
     def reference_for(self, amd_sku: str, nvidia_present: Iterable[str] = ()) -> str | None:
@@ -135,7 +131,7 @@ def parse_vocabulary(text: str) -> Vocabulary:
         if tokens else re.compile(r"(?!x)x")
     literals = tuple(re.match(r"[a-z0-9_]*", t.lower()).group(0) for t in tokens)
     return Vocabulary(
-        fold_literals=() if "" in literals else tuple(sorted(set(literals))),
+        fold_prefilter=None if "" in literals else re.compile("|".join(sorted(set(literals)))),
         rules=rules,
         count_patterns=counts,
         fold_pattern=fold,
