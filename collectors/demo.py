@@ -12,6 +12,7 @@ Same `days` and `end` give the same database."""
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 from dataclasses import dataclass, replace
@@ -21,6 +22,7 @@ from sqlalchemy import Engine
 
 from collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
 from collectors.writer import ArtifactInfo, Provenance, Writer
+from db import store
 from db.hardware import vocabulary
 from db.migrate import upgrade
 
@@ -59,6 +61,7 @@ class DemoSummary:
     test_results: int
     benchmark_rows: int
     accuracy_rows: int
+    runners: int = 0
 
 
 def _sha(*parts) -> str:
@@ -210,7 +213,28 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         summary.jobs += 2
         if (night + 1) % 10 == 0:
             echo(f"demo: {night + 1}/{days} nights written")
+    with engine.begin() as conn:
+        summary.runners = store.add_runner_snapshots(conn, _runners(writer, conn, end))
     return summary
+
+
+def _runners(writer: Writer, conn, end: date) -> list[dict]:
+    """Each fleet's runners as seen at three moments of the last day: four per label, one
+    MI455X runner offline and one MI300X runner offline, busy ones at night."""
+    rows = []
+    for hw, labels in LABELS.items():
+        for fw, label in labels.items():
+            hw_pk = writer.hardware_pk(conn, ["self-hosted", label], "")
+            for i in range(4):
+                for hour in (2, 10, 18):
+                    offline = (hw == "mi455x" and i == 3) or (hw == "mi300x" and i == 0)
+                    rows.append(dict(
+                        scope=REPO[fw], runner_id=f"{label}-{i:02d}", name=f"{label}-{i:02d}",
+                        labels=json.dumps(["self-hosted", "linux", "x64", label]), os="Linux",
+                        status="offline" if offline else "online",
+                        busy=not offline and (i < 3 if hour == 2 else i < 1), hardware_id=hw_pk,
+                        seen_at=datetime.combine(end, time(hour, 0))))
+    return rows
 
 
 def _with(base: Provenance, job_id: str, name: str, suite: str) -> Provenance:

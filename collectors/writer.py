@@ -171,13 +171,18 @@ class Writer:
             written += n
         return status, written
 
+    def hardware_pk(self, conn: Connection, labels: list[str], runner_name: str = "",
+                    explicit: list[str] | tuple = ()) -> int | None:
+        """The hardware row for a runner: explicit names first, then labels, then its name."""
+        hw = self.vocab.identify_any([*explicit, *labels, runner_name])
+        if hw.vendor == "unknown" and not hw.raw_name:
+            return None
+        return store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
+                                     hw.raw_name, hw.mapped)
+
     def ensure_job(self, conn: Connection, prov: Provenance) -> int:
         """The job's primary key, creating its run, hardware and framework rows as needed."""
-        hw = self.vocab.identify_any([*prov.hardware, *prov.runner_labels, prov.runner_name])
-        hw_pk = None
-        if hw.vendor != "unknown" or hw.raw_name:
-            hw_pk = store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
-                                          hw.raw_name, hw.mapped)
+        hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)
         fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
                                        prov.image, prov.rocm_version, prov.cuda_version)
         run_pk = store.upsert_run(

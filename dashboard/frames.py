@@ -1,64 +1,331 @@
 """Parity views as tidy pandas DataFrames, one function per view.
 
-Every function takes the store first (an Engine, a URL, a path, or None for
-`PARITY_DB_URL`) and keyword-only filters. Views read the per-(job, group) summaries rather
-than raw test rows wherever the view allows."""
+Every view takes the store first (an Engine, a URL, a path, or None for `PARITY_DB_URL`,
+opened read-only) and keyword-only filters: `framework`, `hardware` (AMD SKUs, or any SKU
+for vendor-neutral views), `suite`, and a window given as `since`/`until` dates or an ISO
+`week` such as "2026-W48". AMD hardware is compared with its NVIDIA reference from the
+hardware vocabulary (MI300X↔H100, MI325X↔H200, MI355X↔B200, MI455X↔the newest NVIDIA part
+present); `pairs={"mi355x": "h200"}` overrides it.
+
+    from dashboard import frames, charts
+    df = frames.pass_rate_parity(framework="vllm")
+    charts.pass_rate_parity(df)
+"""
 from __future__ import annotations
 
-from pathlib import Path
+from datetime import timedelta
+from typing import Iterable
 
 import pandas as pd
-from sqlalchemy import Engine, func, inspect, select
 
-from db.engine import connect
-from db.models import CiJob, CiRun, Framework, Hardware, TestSummary
+from dashboard import accuracy as acc_rules
+from dashboard import coverage as coverage_rules
+from dashboard import fleet as fleet_rules
+from dashboard import outcomes, performance, regressions as findings, tables
+from dashboard.period import Period, period
+from dashboard.tables import Store
+from db.hardware import vocabulary
 
-Store = Engine | str | Path | None
+HISTORY_DAYS = 60  # how far before the window a failure streak or a series is followed
 
 
-def _has_data(engine: Engine) -> bool:
-    """False for a store with no schema yet (views then return empty frames)."""
-    return inspect(engine).has_table(CiJob.__tablename__)
+def _names(value: str | Iterable[str] | None) -> list[str] | None:
+    if value is None or value == "":
+        return None
+    return [value] if isinstance(value, str) else list(value)
 
 
-def _job_summaries(engine: Engine, framework: str | None) -> pd.DataFrame:
-    stmt = (
-        select(Framework.name.label("framework"), Hardware.vendor, Hardware.sku, Hardware.arch,
-               Hardware.raw_name, CiRun.run_id, CiRun.head_sha.label("commit"),
-               CiRun.created_at.label("run_at"), CiJob.id.label("job_pk"), CiJob.suite,
-               func.coalesce(func.sum(TestSummary.total), 0).label("total"),
-               func.coalesce(func.sum(TestSummary.passed), 0).label("passed"),
-               func.coalesce(func.sum(TestSummary.failed), 0).label("failed"),
-               func.coalesce(func.sum(TestSummary.error), 0).label("error"),
-               func.coalesce(func.sum(TestSummary.skipped), 0).label("skipped"),
-               func.coalesce(func.sum(TestSummary.vendor_skipped), 0).label("vendor_skipped"),
-               func.coalesce(func.sum(TestSummary.flaky), 0).label("flaky"))
-        .join(CiRun, CiRun.id == CiJob.run_pk)
-        .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
-        .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
-        .join(TestSummary, TestSummary.job_pk == CiJob.id, isouter=True)
-        .group_by(CiJob.id, Framework.name, Hardware.vendor, Hardware.sku, Hardware.arch,
-                  Hardware.raw_name, CiRun.run_id, CiRun.head_sha, CiRun.created_at, CiJob.suite)
-    )
-    if framework:
-        stmt = stmt.where(Framework.name == framework)
-    with engine.connect() as conn:
-        df = pd.read_sql(stmt, conn)
-    df["hardware"] = df["sku"].where(df["sku"].fillna("") != "", df["arch"]).fillna("")
-    df["hardware"] = df["hardware"].where(df["hardware"] != "", df["raw_name"].fillna("unknown"))
-    df["vendor"] = df["vendor"].fillna("unknown")
+def _reference(pairs: dict[str, str] | None):
+    vocab = vocabulary()
+
+    def reference(hardware: str, nvidia_present: set[str]) -> str | None:
+        if pairs and hardware in pairs:
+            return pairs[hardware]
+        return vocab.reference_for(hardware, nvidia_present)
+
+    return reference
+
+
+def _with_history(when: Period, days: int = HISTORY_DAYS) -> Period:
+    start = when.start - timedelta(days=days) if when.start else None
+    return Period(start, when.end)
+
+
+def _jobs(store, framework, suite, when) -> pd.DataFrame:
+    jobs = tables.jobs(tables.open_store(store), framework=_names(framework), when=when)
+    if suite:
+        jobs = jobs[jobs["suite"].isin(_names(suite))]
+    return jobs
+
+
+def _only_amd(df: pd.DataFrame, hardware, column: str = "amd_hardware") -> pd.DataFrame:
+    names = _names(hardware)
+    return df[df[column].isin(names)].reset_index(drop=True) if names else df
+
+
+def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
+           align_hours) -> tuple[pd.DataFrame, pd.DataFrame]:
+    when = period(since, until, week)
+    # the reference may have run a little before the window opened
+    jobs = _jobs(store, framework, suite, _with_history(when, days=max(1, align_hours // 24)))
+    amd_in_window = _in(jobs[jobs["vendor"] == "amd"], when)
+    aligned = outcomes.align(pd.concat([amd_in_window, jobs[jobs["vendor"] != "amd"]]),
+                             _reference(pairs), latest=latest, window_hours=align_hours)
+    aligned = _only_amd(aligned, hardware)
+    if aligned.empty:
+        return aligned, tables.results(tables.open_store(store), [])
+    job_pks = [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
+    return aligned, tables.results(tables.open_store(store), job_pks)
+
+
+def _in(df: pd.DataFrame, when: Period, column: str = "run_at") -> pd.DataFrame:
+    if when.start is not None:
+        df = df[df[column] >= when.start]
+    if when.end is not None:
+        df = df[df[column] < when.end]
     return df
 
 
-def scorecard(store: Store = None, *, framework: str | None = None) -> pd.DataFrame:
-    """Per framework × hardware, the latest run: how many tests ran, passed, failed and were
-    skipped (and how many skips were vendor-gated), and the plain pass rate
-    passed / (passed + failed + error). A lane that ran no test shows 0 tests, not 100 %."""
-    engine = connect(store)
+def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suite=None,
+                     since=None, until=None, week=None, pairs=None, latest: bool = True,
+                     by: str = "suite", align_hours: int = 72) -> pd.DataFrame:
+    """Same-denominator pass rate per framework × suite × AMD hardware against its NVIDIA
+    reference, on the aligned commit (same commit, else the nearest reference run within
+    `align_hours`, with the staleness shown). `latest=False` gives one row per AMD run (the
+    trend); `by="hardware"` sums the suites per framework × hardware."""
+    aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
+                              latest, align_hours)
+    out = outcomes.pass_rate_parity(aligned, results)
+    return outcomes.rollup(out) if by == "hardware" else out
+
+
+def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
+                until=None, week=None, pairs=None, quadrant=None,
+                align_hours: int = 72) -> pd.DataFrame:
+    """Every test of each lane's latest aligned run pair with both outcomes and its quadrant
+    (both pass, amd-only fail, nvidia-only fail, both fail, amd-only skip, …)."""
+    aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
+                              True, align_hours)
+    out = outcomes.test_matrix(aligned, results)
+    if quadrant:
+        out = out[out["quadrant"].isin(_names(quadrant))].reset_index(drop=True)
+    return out
+
+
+def _history(store, jobs: pd.DataFrame, parity_ids) -> pd.DataFrame:
+    res = tables.results(tables.open_store(store), jobs["job_pk"], parity_ids)
+    meta = jobs[["job_pk", "framework", "vendor", "hardware", "commit", "run_at", "run_pk"]]
+    merged = res.merge(meta, on="job_pk")
+    return outcomes.reduce_tests(merged, ["framework", "vendor", "hardware", "run_pk", "commit",
+                                          "run_at"])
+
+
+def amd_only_failures(store: Store = None, *, framework=None, hardware=None, suite=None,
+                      since=None, until=None, week=None, pairs=None) -> pd.DataFrame:
+    """Tests failing on AMD and passing on the NVIDIA reference in the latest aligned runs,
+    ranked by how long they have been failing (streak of consecutive failing runs), with the
+    first failing date and the last message."""
+    matrix = test_matrix(store, framework=framework, hardware=hardware, suite=suite,
+                         since=since, until=until, week=week, pairs=pairs,
+                         quadrant="amd-only fail")
+    cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "streak",
+            "first_failing", "last_run_at", "runs", "failures", "last_message"]
+    if matrix.empty:
+        return pd.DataFrame(columns=cols)
+    when = period(since, until, week)
+    jobs = _jobs(store, framework, suite, _with_history(when))
+    jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
+    hist = _history(store, jobs, matrix["parity_id"].unique())
+    st = outcomes.streaks(hist)
+    out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
+                       on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
+    out = out.sort_values(["streak", "first_failing", "parity_key"],
+                          ascending=[False, True, True])
+    return out[cols].reset_index(drop=True)
+
+
+def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=None,
+                since=None, until=None, week=None, pairs=None) -> pd.DataFrame:
+    """Skips per framework × vendor × hardware × reason category (vendor-gated reasons such as
+    skipIfRocm, "not supported on ROCm", "requires CUDA" classified) in each lane's latest run,
+    with how many of the AMD skips ran on the NVIDIA reference."""
+    when = period(since, until, week)
+    jobs = _in(_jobs(store, framework, suite, when), when)
+    runs = outcomes.lane_runs(jobs)
+    latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
+    owner = latest[outcomes.LANE + ["vendor", "job_pks"]].explode("job_pks") \
+        .rename(columns={"job_pks": "job_pk"})
+    res = tables.results(tables.open_store(store), owner["job_pk"]) if not owner.empty \
+        else tables.results(tables.open_store(store), [])
+    tests = outcomes.reduce_tests(res.merge(owner.astype({"job_pk": int}), on="job_pk"),
+                                  outcomes.LANE + ["vendor"])
+    matrix = test_matrix(store, framework=framework, suite=suite, since=since, until=until,
+                         week=week, pairs=pairs)
+    out = coverage_rules.skip_parity(tests, matrix)
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
+             until=None, week=None, stale_days: float = 7.0) -> pd.DataFrame:
+    """Coverage gaps: suites and benchmark configs NVIDIA runs with no AMD lane, AMD lanes that
+    build but run no tests, AMD hardware without an accuracy gate, and stale lanes."""
+    when = period(since, until, week)
+    engine = tables.open_store(store)
+    jobs = _in(_jobs(store, framework, suite, when), when)
+    values = performance.run_values(tables.benchmarks(engine, framework=_names(framework),
+                                                      when=when))
+    acc = tables.accuracy(engine, framework=_names(framework), when=when)
+    out = coverage_rules.coverage(jobs, values, acc, stale_days=stale_days)
+    names = _names(hardware)
+    if names:
+        out = out[out["hardware"].isin(names) | (out["hardware"] == "")].reset_index(drop=True)
+    return out
+
+
+def _bench_values(store, framework, model, metric, when) -> pd.DataFrame:
+    bench = tables.benchmarks(tables.open_store(store), framework=_names(framework), when=when)
+    if model:
+        bench = bench[bench["model"].isin(_names(model))]
+    if metric:
+        bench = bench[bench["metric"].isin(_names(metric))]
+    return bench
+
+
+def performance_parity(store: Store = None, *, framework=None, hardware=None, model=None,
+                       metric=None, since=None, until=None, week=None, pairs=None,
+                       runs: int = 7) -> pd.DataFrame:
+    """AMD/NVIDIA ratio per matched config (model, precision, parallelism, ISL/OSL,
+    concurrency) over the last `runs` runs of each side, with a 95 % interval; `perf_ratio`
+    is oriented so that above 1 means AMD is better."""
+    when = period(since, until, week)
+    values = performance.run_values(_bench_values(store, framework, model, metric, when))
+    return _only_amd(performance.parity(values, _reference(pairs), runs=runs), hardware)
+
+
+def performance_summary(store: Store = None, *, framework=None, hardware=None, model=None,
+                        metric=None, since=None, until=None, week=None, pairs=None,
+                        runs: int = 7) -> pd.DataFrame:
+    """Geometric mean of the oriented performance ratio per hardware pair and metric."""
+    ratios = performance_parity(store, framework=framework, hardware=hardware, model=model,
+                                metric=metric, since=since, until=until, week=week,
+                                pairs=pairs, runs=runs)
+    return performance.summary(ratios)
+
+
+def pareto(store: Store = None, *, framework=None, hardware=None, model=None, since=None,
+           until=None, week=None) -> pd.DataFrame:
+    """Throughput per GPU against interactivity (tok/s/user) per hardware, framework and
+    precision, from each group's latest run, with the Pareto frontier marked."""
+    when = period(since, until, week)
+    out = performance.pareto(_bench_values(store, framework, model, None, when))
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def accuracy_parity(store: Store = None, *, framework=None, hardware=None, model=None,
+                    task=None, since=None, until=None, week=None, pairs=None,
+                    min_drop: float = 0.05, alpha: float = 0.01) -> pd.DataFrame:
+    """Per model, task, config and concurrency: both vendors' latest scores with Wilson
+    intervals, the difference with a two-proportion test, and cliffs flagged (a score at least
+    `min_drop` below the same config's other concurrencies or below NVIDIA, with
+    non-overlapping intervals and Holm-adjusted p < `alpha`)."""
+    when = period(since, until, week)
+    acc = tables.accuracy(tables.open_store(store), framework=_names(framework), when=when)
+    if model:
+        acc = acc[acc["model"].isin(_names(model))]
+    if task:
+        acc = acc[acc["task"].isin(_names(task))]
+    cells = acc_rules.cells(acc_rules.history(acc))
+    out = acc_rules.parity(cells, _reference(pairs), min_drop=min_drop, alpha=alpha)
+    return _only_amd(out, hardware)
+
+
+def regressions(store: Store = None, *, framework=None, hardware=None, suite=None,
+                since=None, until=None, week=None, pairs=None, min_effect: float = 0.02,
+                kinds=("performance", "test", "accuracy")) -> pd.DataFrame:
+    """Findings in the window, each saying where, when, how big and how sure: change points
+    and drifts in every performance series, new test failures (a failing streak of two or more
+    runs after passing), accuracy drops over time and accuracy cliffs."""
+    when = period(since, until, week)
+    lookback = _with_history(when)
+    engine = tables.open_store(store)
+    parts = []
+    kinds = set(_names(kinds) or ())
+    if "performance" in kinds:
+        values = performance.run_values(tables.benchmarks(
+            engine, framework=_names(framework), when=lookback))
+        parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
+    if "test" in kinds:
+        jobs = _jobs(store, framework, suite, lookback)
+        failing = _in(jobs[(jobs["failed"] + jobs["error"]) > 0], when)
+        if not failing.empty:
+            res = tables.results(engine, failing["job_pk"])
+            candidates = res.loc[res["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
+            hist = _history(store, jobs[jobs["hardware"].isin(set(failing["hardware"]))],
+                            candidates)
+            vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
+            parts.append(findings.tests(outcomes.streaks(hist), vendors,
+                                        flaky=outcomes.flakiness(hist), since=when.start))
+    if "accuracy" in kinds:
+        acc = tables.accuracy(engine, framework=_names(framework), when=lookback)
+        hist = acc_rules.history(acc)
+        parts.append(findings.accuracy(hist, since=when.start))
+        in_window = acc_rules.cells(_in(hist, when)) if not hist.empty else hist
+        parts.append(findings.cliffs(acc_rules.parity(in_window, _reference(pairs))))
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame(columns=findings.COLUMNS)
+    out = pd.concat(parts, ignore_index=True)
+    names = _names(hardware)
+    if names:
+        out = out[out["hardware"].isin(names)]
+    order = {"regression": 0, "cliff": 1, "drop": 2, "new failure": 3, "drift": 4,
+             "improvement": 5, "change": 6}
+    out = out.assign(_o=out["status"].map(order).fillna(9))
+    return out.sort_values(["_o", "when"], ascending=[True, False]).drop(columns="_o") \
+        .reset_index(drop=True)
+
+
+def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=None,
+                since=None, until=None, week=None) -> pd.DataFrame:
+    """Tests that passed and failed on the same code (failed then passed on a rerun, or both
+    outcomes on one commit), per test and hardware, with the flip rate and a Wilson interval
+    on the failure rate, labelled shared, amd-only or nvidia-only."""
+    when = period(since, until, week)
+    jobs = _in(_jobs(store, framework, suite, when), when)
+    suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
+    if suspect.empty:
+        return outcomes.flakiness(pd.DataFrame())
+    res = tables.results(tables.open_store(store), suspect["job_pk"])
+    bad = res["outcome"].isin(outcomes.FAILED) | (res["rerun_count"].fillna(0) > 0)
+    hist = _history(store, jobs, res.loc[bad, "parity_id"].unique())
+    out = outcomes.flakiness(hist)
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def fleet(store: Store = None, *, hardware=None, since=None, until=None,
+          week=None) -> pd.DataFrame:
+    """Runners online, busy, idle and offline per vendor pool from the latest runner
+    snapshots, with queue-time percentiles (job started − created) over the window."""
+    when = period(since, until, week)
+    engine = tables.open_store(store)
+    out = fleet_rules.fleet(tables.runners(engine), _in(tables.jobs(engine, when=when), when))
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def scorecard(store: Store = None, *, framework=None, since=None, until=None,
+              week=None) -> pd.DataFrame:
+    """Per framework × hardware, the latest run: tests ran, passed, failed and skipped (and
+    how many skips were vendor-gated), and the plain pass rate passed / (passed + failed +
+    error). A lane that ran no test shows 0 tests, not 100 %."""
+    when = period(since, until, week)
     columns = ["framework", "vendor", "hardware", "run_at", "commit", "jobs", "tests", "passed",
                "failed", "error", "skipped", "vendor_skipped", "flaky", "pass_rate"]
-    jobs = _job_summaries(engine, framework) if _has_data(engine) else None
-    if jobs is None or jobs.empty:
+    jobs = _in(_jobs(store, framework, None, when), when)
+    if jobs.empty:
         return pd.DataFrame(columns=columns)
     latest = jobs.groupby(["framework", "hardware"])["run_at"].transform("max")
     last = jobs[jobs["run_at"] == latest]

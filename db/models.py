@@ -278,3 +278,25 @@ class IngestError(Base):
     reason: Mapped[str] = mapped_column(Text)
     format: Mapped[str] = mapped_column(String(32), default="")
     at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class RunnerSnapshot(Base):
+    """A self-hosted runner as seen at one moment: the fleet view reads the latest per runner.
+    `scope` is `owner/name` for a repository's runners or `org:NAME` for an organisation's."""
+
+    __tablename__ = "runner_snapshot"
+    __table_args__ = (
+        UniqueConstraint("scope", "runner_id", "seen_at"),
+        Index("ix_runner_snapshot_seen", "seen_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scope: Mapped[str] = mapped_column(String(200))
+    runner_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200), default="")
+    labels: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
+    os: Mapped[str] = mapped_column(String(32), default="")
+    status: Mapped[str] = mapped_column(String(16), default="")  # online | offline
+    busy: Mapped[bool] = mapped_column(Boolean, default=False)
+    hardware_id: Mapped[int | None] = mapped_column(ForeignKey("hardware.id"))
+    seen_at: Mapped[datetime] = mapped_column(DateTime)

@@ -22,6 +22,7 @@ from db.models import (
     Framework,
     Hardware,
     IngestError,
+    RunnerSnapshot,
     TestCase,
     TestResult,
     TestSummary,
@@ -177,3 +178,11 @@ def record_ingest_error(conn: Connection, path: str, reason: str, sha256: str = 
         index_elements=["path", "sha256"],
         set_={"reason": stmt.excluded.reason, "format": stmt.excluded.format,
               "at": stmt.excluded.at}))
+
+
+def add_runner_snapshots(conn: Connection, rows: Iterable[dict]) -> int:
+    """Store runners as seen at one moment; the same (scope, runner, time) twice is one row."""
+    rows = list(rows)
+    if rows:
+        conn.execute(_insert(conn, RunnerSnapshot.__table__).on_conflict_do_nothing(), rows)
+    return len(rows)

@@ -1,0 +1,112 @@
+"""Accuracy parity, pure: both vendors' scores per model × task × config × concurrency with
+Wilson intervals, the difference with a two-proportion test, and cliff detection.
+
+A *cliff* (see ../shared/docs/regression-and-flake-detection.md §3.3) is a score at least
+`min_drop` below the same config's other concurrencies or below the other vendor, with
+non-overlapping Wilson intervals and a Holm-adjusted p-value under `alpha`. Ordinary binomial
+noise (a point or two at n≈1,300) is never a cliff.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from dashboard.intervals import holm, n_from_stderr, two_proportion, wilson
+
+CELL = ["framework", "model", "task", "metric", "filter", "config", "concurrency"]
+DIM_KEYS = frozenset({"concurrency", "hw", "image", "date", "recipe_fingerprint", "conc"})
+
+
+def _config_text(text: str) -> str:
+    try:
+        cfg = json.loads(text or "{}")
+    except ValueError:
+        cfg = {}
+    parts = [f"{k}={cfg[k]}" for k in sorted(cfg) if k not in DIM_KEYS]
+    return " ".join(parts)
+
+
+def history(acc: pd.DataFrame) -> pd.DataFrame:
+    """Every score with its cell keys, n (from stderr when not reported) and Wilson bounds,
+    oldest first."""
+    cols = CELL + ["vendor", "hardware", "value", "n", "lo", "hi", "threshold", "gate_passed",
+                   "run_at", "commit", "job_url"]
+    if acc.empty:
+        return pd.DataFrame(columns=cols)
+    a = acc[~acc["is_group"].astype(bool)].copy()
+    a["config"] = a["config"].fillna("{}").map(_config_text)
+    a["concurrency"] = a["concurrency"].astype("Float64")
+    n = a["n"].astype(float)
+    est = [n_from_stderr(v, s) for v, s in zip(a["value"], a["stderr"])]
+    a["n"] = n.where(n.notna() & (n > 0), pd.Series(est, index=a.index, dtype=float))
+    bounds = [wilson(v * k, k) if k == k else (math.nan, math.nan)
+              for v, k in zip(a["value"], a["n"])]
+    a["lo"] = [b[0] for b in bounds]
+    a["hi"] = [b[1] for b in bounds]
+    return a.sort_values("run_at")[cols].reset_index(drop=True)
+
+
+def cells(history_: pd.DataFrame) -> pd.DataFrame:
+    """The latest score per cell and hardware."""
+    if history_.empty:
+        return history_
+    return history_.groupby(CELL + ["vendor", "hardware"], dropna=False).tail(1) \
+        .reset_index(drop=True)
+
+
+def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None], *,
+           min_drop: float = 0.05, alpha: float = 0.01) -> pd.DataFrame:
+    """One row per AMD cell beside its NVIDIA reference, with cliff flags on both axes."""
+    cols = CELL + ["amd_hardware", "nvidia_hardware", "amd_value", "amd_lo", "amd_hi", "amd_n",
+                   "nvidia_value", "nvidia_lo", "nvidia_hi", "nvidia_n", "diff", "p_vendor",
+                   "others_value", "others_lo", "others_hi", "p_others", "p_vendor_holm",
+                   "p_others_holm", "cliff", "cliff_reason", "gate_passed", "run_at",
+                   "job_url"]
+    if cells_.empty:
+        return pd.DataFrame(columns=cols)
+    nvidia_hw = cells_[cells_["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
+    ref_index = {tuple(r[c] for c in CELL) + (r["hardware"],): r
+                 for _, r in cells_[cells_["vendor"] == "nvidia"].iterrows()}
+    rows = []
+    group = [c for c in CELL if c != "concurrency"]
+    for _, same in cells_.groupby(group + ["hardware"], dropna=False, sort=False):
+        hits = (same["value"] * same["n"]).fillna(0)
+        total_hits, total_n = hits.sum(), same["n"].fillna(0).sum()
+        for idx, c in same.iterrows():
+            if c["vendor"] != "amd":
+                continue
+            ref_hw = reference(c["hardware"], nvidia_hw.get(c["framework"], set()))
+            ref = ref_index.get(tuple(c[k] for k in CELL) + (ref_hw,))
+            row = {k: c[k] for k in CELL}
+            row.update(amd_hardware=c["hardware"], nvidia_hardware=ref_hw,
+                       amd_value=c["value"], amd_lo=c["lo"], amd_hi=c["hi"], amd_n=c["n"],
+                       gate_passed=c["gate_passed"], run_at=c["run_at"], job_url=c["job_url"])
+            if ref is not None:
+                z, p = two_proportion(c["value"], c["n"], ref["value"], ref["n"])
+                row.update(nvidia_value=ref["value"], nvidia_lo=ref["lo"], nvidia_hi=ref["hi"],
+                           nvidia_n=ref["n"], diff=c["value"] - ref["value"], p_vendor=p)
+            others_n = total_n - (c["n"] if c["n"] == c["n"] else 0)
+            if len(same) > 1 and others_n > 0:
+                others = (total_hits - hits[idx]) / others_n
+                z, p = two_proportion(c["value"], c["n"], others, others_n)
+                lo, hi = wilson(others * others_n, others_n)
+                row.update(others_value=others, others_lo=lo, others_hi=hi, p_others=p)
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=cols)
+    out["p_vendor_holm"] = holm(out["p_vendor"].astype(float))
+    out["p_others_holm"] = holm(out["p_others"].astype(float))
+    vendor_cliff = ((out["nvidia_value"] - out["amd_value"] >= min_drop)
+                    & (out["amd_hi"] < out["nvidia_lo"]) & (out["p_vendor_holm"] < alpha))
+    others_cliff = ((out["others_value"] - out["amd_value"] >= min_drop)
+                    & (out["amd_hi"] < out["others_lo"]) & (out["p_others_holm"] < alpha))
+    out["cliff"] = (vendor_cliff | others_cliff).astype(bool)
+    out["cliff_reason"] = np.select(
+        [vendor_cliff & others_cliff, others_cliff, vendor_cliff],
+        ["below other concurrencies and below NVIDIA", "below other concurrencies",
+         "below NVIDIA"], "")
+    return out.sort_values(["framework", "model", "task", "amd_hardware", "config",
+                            "concurrency"]).reset_index(drop=True)

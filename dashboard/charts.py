@@ -1,0 +1,244 @@
+"""One Altair chart per view, built from the frame of the same name in `frames`:
+
+    charts.pass_rate_parity(frames.pass_rate_parity(framework="vllm"))
+
+Charts take the DataFrame only (they never read the store), so a notebook can filter or
+edit a frame before charting it. An empty frame gives an empty, valid chart."""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+
+VENDOR_COLOURS = alt.Scale(domain=["amd", "nvidia"], range=["#ed1c24", "#76b900"])
+STATUS_COLOURS = alt.Scale(
+    domain=["regression", "cliff", "drop", "new failure", "drift", "improvement", "change"],
+    range=["#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#bcbd22", "#2ca02c", "#7f7f7f"])
+
+
+def _prep(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    """Only the columns a chart uses (JSON-safe), so that the spec stays small."""
+    return df[[c for c in keep if c in df.columns]].copy()
+
+
+def _tips(df: pd.DataFrame) -> list[alt.Tooltip]:
+    """A typed tooltip per column (types stated, so that an empty frame still charts)."""
+    out = []
+    for c in df.columns:
+        kind = df[c].dtype.kind
+        t = "T" if kind == "M" else "Q" if kind in "iuf" else "N"
+        out.append(alt.Tooltip(f"{c}:{t}"))
+    return out
+
+
+def _title(text: str, df: pd.DataFrame) -> alt.TitleParams:
+    return alt.TitleParams(text, subtitle="no data in this window" if df.empty else "")
+
+
+def pass_rate_parity(df: pd.DataFrame) -> alt.Chart:
+    """Same-denominator AMD pass rate (with its Wilson interval) beside the NVIDIA rate on the
+    same tests, per suite; one line per lane over time when the frame holds several runs."""
+    d = _prep(df, ["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_run_at",
+                   "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",
+                   "amd_plain_rate", "denominator", "alignment", "staleness_h"])
+    if "suite" not in d:  # the by="hardware" roll-up
+        d["suite"] = "all suites"
+    d["lane"] = d["suite"].astype(str) + " · " + d["amd_hardware"].astype(str)
+    trend = not d.empty and d.groupby("lane").size().max() > 1
+    tip = _tips(d.drop(columns="lane"))
+    if trend:
+        return alt.Chart(d, title=_title("Same-denominator pass rate over time", d)).mark_line(
+            point=True).encode(
+            x=alt.X("amd_run_at:T", title="AMD run"),
+            y=alt.Y("same_denominator_rate:Q", title="AMD pass rate on NVIDIA's tests",
+                    scale=alt.Scale(zero=False)),
+            color="lane:N", tooltip=tip).properties(width=600, height=300)
+    base = alt.Chart(d, title=_title("Same-denominator pass rate (AMD vs NVIDIA reference)", d))
+    y = alt.Y("lane:N", title=None, sort="ascending")
+    bars = base.mark_point(filled=True, size=80, color="#ed1c24").encode(
+        x=alt.X("same_denominator_rate:Q", title="pass rate on the reference's tests",
+                scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tip)
+    err = base.mark_rule(color="#ed1c24").encode(x="rate_lo:Q", x2="rate_hi:Q", y=y)
+    ref = base.mark_tick(color="#76b900", thickness=3).encode(x="nvidia_rate:Q", y=y,
+                                                               tooltip=tip)
+    return (err + bars + ref).properties(width=500)
+
+
+def test_matrix(df: pd.DataFrame) -> alt.Chart:
+    """Tests per quadrant for each lane (stacked)."""
+    d = _prep(df, ["framework", "suite", "amd_hardware", "quadrant"])
+    d = d.groupby(["framework", "suite", "amd_hardware", "quadrant"], as_index=False).size() \
+        if not d.empty else pd.DataFrame(columns=["framework", "suite", "amd_hardware",
+                                                  "quadrant", "size"])
+    d["lane"] = d["framework"].astype(str) + " " + d["suite"].astype(str) + " · " + \
+        d["amd_hardware"].astype(str)
+    return alt.Chart(d, title=_title("Test matrix: outcome quadrants per lane", d)).mark_bar() \
+        .encode(y=alt.Y("lane:N", title=None), x=alt.X("size:Q", stack="normalize",
+                                                        title="share of tests"),
+                color=alt.Color("quadrant:N"),
+                tooltip=["lane:N", "quadrant:N", alt.Tooltip("size:Q", title="tests")]) \
+        .properties(width=500)
+
+
+def amd_only_failures(df: pd.DataFrame, top: int = 25) -> alt.Chart:
+    """The longest-running AMD-only failures (streak of consecutive failing runs)."""
+    d = _prep(df.head(top), ["framework", "suite", "amd_hardware", "parity_key", "streak",
+                             "first_failing", "last_message"])
+    return alt.Chart(d, title=_title("AMD-only failures by streak", d)).mark_bar(
+        color="#ed1c24").encode(
+        y=alt.Y("parity_key:N", sort="-x", title=None), x=alt.X("streak:Q", title="failing runs"),
+        tooltip=_tips(d)).properties(width=400)
+
+
+def skip_parity(df: pd.DataFrame) -> alt.Chart:
+    """Skips per hardware by reason category; vendor-gated categories stand out."""
+    d = _prep(df, ["framework", "vendor", "hardware", "skip_category", "vendor_gated", "skips",
+                   "ran_on_reference"])
+    return alt.Chart(d, title=_title("Skips by reason", d)).mark_bar().encode(
+        x=alt.X("skips:Q"), y=alt.Y("hardware:N", title=None),
+        color=alt.Color("skip_category:N"), row=alt.Row("framework:N", title=None),
+        tooltip=_tips(d)).properties(width=400)
+
+
+def coverage(df: pd.DataFrame) -> alt.Chart:
+    """Coverage gaps per framework and kind of finding."""
+    d = _prep(df, ["framework", "finding", "suite", "hardware", "detail", "last_run"])
+    d["what"] = (d["suite"].astype(str) + " " + d["hardware"].astype(str)).str.strip() \
+        if not d.empty else pd.Series(dtype=str)
+    return alt.Chart(d, title=_title("Coverage gaps", d)).mark_square(size=200).encode(
+        x=alt.X("finding:N", title=None), y=alt.Y("what:N", title=None),
+        color="framework:N", tooltip=_tips(d)).properties(width=300)
+
+
+def performance_parity(df: pd.DataFrame) -> alt.Chart:
+    """AMD performance relative to NVIDIA per matched config, with 95 % intervals; right of
+    the line at 1 means AMD is better."""
+    d = _prep(df, ["framework", "model", "metric", "config", "amd_hardware", "nvidia_hardware",
+                   "perf_ratio", "perf_lo", "perf_hi", "amd_runs", "nvidia_runs"])
+    d["pair"] = d["amd_hardware"].astype(str) + " vs " + d["nvidia_hardware"].astype(str)
+    d["row"] = d["model"].astype(str).str.split("/").str[-1] + " " + d["metric"].astype(str) + \
+        " " + d["config"].astype(str)
+    base = alt.Chart(d)
+    y = alt.Y("row:N", title=None)
+    pts = base.mark_point(filled=True).encode(
+        x=alt.X("perf_ratio:Q", title="AMD / NVIDIA (oriented: > 1 is AMD better)",
+                scale=alt.Scale(zero=False)), y=y, color="pair:N", tooltip=_tips(d))
+    err = base.mark_rule().encode(x="perf_lo:Q", x2="perf_hi:Q", y=y, color="pair:N")
+    one = alt.Chart(pd.DataFrame({"x": [1.0]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    return alt.layer(err, pts, one, title=_title("Performance ratio at matched configs", d)) \
+        .properties(width=450)
+
+
+def performance_summary(df: pd.DataFrame) -> alt.Chart:
+    """Geometric mean of the oriented ratio per hardware pair and metric."""
+    d = _prep(df, ["framework", "amd_hardware", "nvidia_hardware", "metric", "configs",
+                   "geomean", "lo", "hi"])
+    d["pair"] = d["amd_hardware"].astype(str) + " vs " + d["nvidia_hardware"].astype(str)
+    base = alt.Chart(d)
+    y = alt.Y("pair:N", title=None)
+    bars = base.mark_bar().encode(x=alt.X("geomean:Q", title="geometric mean ratio"), y=y,
+                                  color="metric:N", yOffset="metric:N",
+                                  tooltip=_tips(d))
+    err = base.mark_rule().encode(x="lo:Q", x2="hi:Q", y=y, yOffset="metric:N")
+    return alt.layer(bars, err, title=_title("Performance per hardware pair", d)) \
+        .properties(width=400)
+
+
+def pareto(df: pd.DataFrame) -> alt.Chart:
+    """Throughput per GPU against interactivity, one line per hardware and model; the
+    frontier points are filled."""
+    d = _prep(df, ["framework", "vendor", "hardware", "model", "precision", "isl", "osl",
+                   "concurrency", "throughput_per_gpu", "interactivity", "frontier"])
+    d["series"] = d["hardware"].astype(str) + " " + d["model"].astype(str).str.split("/").str[-1] \
+        + " " + d["isl"].astype(str) + "/" + d["osl"].astype(str)
+    return alt.Chart(d, title=_title("Throughput per GPU vs interactivity", d)).mark_line(
+        point=True).encode(
+        x=alt.X("interactivity:Q", title="interactivity (tok/s/user)"),
+        y=alt.Y("throughput_per_gpu:Q", title="throughput per GPU (tok/s)"),
+        color="series:N", strokeDash="vendor:N", order="concurrency:Q",
+        tooltip=_tips(d)).properties(width=500, height=350)
+
+
+def accuracy_parity(df: pd.DataFrame) -> alt.Chart:
+    """Scores per concurrency with Wilson intervals, AMD beside NVIDIA; cliffs are marked."""
+    cols = ["model", "task", "config", "concurrency", "amd_hardware", "nvidia_hardware",
+            "cliff", "cliff_reason"]
+    d = _prep(df, cols + ["amd_value", "amd_lo", "amd_hi", "nvidia_value", "nvidia_lo",
+                          "nvidia_hi"])
+    if d.empty:
+        long = pd.DataFrame(columns=cols + ["vendor", "value", "lo", "hi", "panel"])
+    else:
+        amd = d[cols + ["amd_value", "amd_lo", "amd_hi"]].rename(
+            columns={"amd_value": "value", "amd_lo": "lo", "amd_hi": "hi"}).assign(vendor="amd")
+        nv = d[cols + ["nvidia_value", "nvidia_lo", "nvidia_hi"]].rename(
+            columns={"nvidia_value": "value", "nvidia_lo": "lo", "nvidia_hi": "hi"}) \
+            .assign(vendor="nvidia", cliff=False)
+        long = pd.concat([amd, nv], ignore_index=True)
+        long["panel"] = long["amd_hardware"] + " vs " + long["nvidia_hardware"].fillna("-") + \
+            " · " + long["task"]
+    base = alt.Chart(long)
+    x = alt.X("concurrency:O")
+    pts = base.mark_point(filled=True, size=60).encode(
+        x=x, y=alt.Y("value:Q", scale=alt.Scale(zero=False), title="score"),
+        color=alt.Color("vendor:N", scale=VENDOR_COLOURS),
+        shape=alt.Shape("cliff:N", scale=alt.Scale(domain=[False, True],
+                                                    range=["circle", "triangle-down"])),
+        tooltip=_tips(long))
+    err = base.mark_rule().encode(x=x, y="lo:Q", y2="hi:Q",
+                                  color=alt.Color("vendor:N", scale=VENDOR_COLOURS))
+    return alt.layer(err, pts).properties(width=260, height=200).facet(
+        facet=alt.Facet("panel:N", title=None), columns=2,
+        title=_title("Accuracy by concurrency (cliffs: ▼)", long))
+
+
+def regressions(df: pd.DataFrame) -> alt.Chart:
+    """Findings on a timeline per hardware, coloured by kind of finding."""
+    d = _prep(df, ["kind", "status", "framework", "vendor", "hardware", "subject", "when",
+                   "size", "confidence", "detail"])
+    d["magnitude"] = d["size"].astype(float).abs() if not d.empty else pd.Series(dtype=float)
+    return alt.Chart(d, title=_title("Regressions and other findings", d)).mark_point(
+        filled=True).encode(
+        x=alt.X("when:T"), y=alt.Y("hardware:N", title=None),
+        color=alt.Color("status:N", scale=STATUS_COLOURS), shape="kind:N",
+        size=alt.Size("confidence:Q", scale=alt.Scale(range=[40, 400])),
+        tooltip=_tips(d)).properties(width=600)
+
+
+def flaky_tests(df: pd.DataFrame) -> alt.Chart:
+    """Flip rate against failure rate per test and hardware, by vendor label."""
+    d = _prep(df, ["framework", "parity_key", "vendor", "hardware", "label", "runs",
+                   "failures", "rerun_passes", "flip_rate", "fail_rate"])
+    return alt.Chart(d, title=_title("Flaky tests", d)).mark_point(filled=True).encode(
+        x=alt.X("fail_rate:Q", title="failure rate"), y=alt.Y("flip_rate:Q", title="flip rate"),
+        color="label:N", shape=alt.Shape("vendor:N"), tooltip=_tips(d)) \
+        .properties(width=450)
+
+
+def fleet(df: pd.DataFrame) -> alt.Chart:
+    """Runners by state per pool, beside queue-time percentiles."""
+    d = _prep(df, ["vendor", "hardware", "busy", "idle", "offline", "queue_p50_min",
+                   "queue_p90_min", "queue_p99_min"])
+    states = d.melt(id_vars=["vendor", "hardware"], value_vars=["busy", "idle", "offline"],
+                    var_name="state", value_name="runners") if not d.empty else \
+        pd.DataFrame(columns=["vendor", "hardware", "state", "runners"])
+    runners = alt.Chart(states, title="Runners").mark_bar().encode(
+        y=alt.Y("hardware:N", title=None), x="runners:Q",
+        color=alt.Color("state:N", scale=alt.Scale(domain=["busy", "idle", "offline"],
+                                                    range=["#1f77b4", "#2ca02c", "#7f7f7f"])),
+        tooltip=["vendor:N", "hardware:N", "state:N", "runners:Q"])
+    waits = d.melt(id_vars=["vendor", "hardware"],
+                   value_vars=["queue_p50_min", "queue_p90_min", "queue_p99_min"],
+                   var_name="percentile", value_name="minutes") if not d.empty else \
+        pd.DataFrame(columns=["vendor", "hardware", "percentile", "minutes"])
+    queue = alt.Chart(waits, title="Queue time (minutes)").mark_point(filled=True).encode(
+        y=alt.Y("hardware:N", title=None), x="minutes:Q", color="percentile:N",
+        tooltip=["vendor:N", "hardware:N", "percentile:N", "minutes:Q"])
+    return alt.hconcat(runners, queue)
+
+
+def scorecard(df: pd.DataFrame) -> alt.Chart:
+    """Plain pass rate of each lane's latest run, per framework and hardware."""
+    d = _prep(df, ["framework", "vendor", "hardware", "tests", "pass_rate", "run_at"])
+    return alt.Chart(d, title=_title("Plain pass rate of the latest run", d)).mark_bar().encode(
+        x=alt.X("pass_rate:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("hardware:N", title=None),
+        color=alt.Color("vendor:N", scale=VENDOR_COLOURS), row=alt.Row("framework:N", title=None),
+        tooltip=_tips(d))

@@ -1,0 +1,90 @@
+"""Skip and coverage parity, pure: vendor-gated skip reasons, and the lanes, suites and configs
+that one vendor runs and the other does not (or that build but run nothing, have no accuracy
+gate, or went stale)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard.performance import config_label
+
+GATED = ("vendor_amd", "vendor_nvidia")
+
+
+def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFrame:
+    """Skips per framework × vendor × hardware × reason category in each lane's latest run,
+    with how many of them ran on the other vendor's reference (AMD-only skips)."""
+    cols = ["framework", "vendor", "hardware", "skip_category", "vendor_gated", "skips",
+            "ran_on_reference"]
+    if latest_tests.empty:
+        return pd.DataFrame(columns=cols)
+    s = latest_tests[latest_tests["outcome"] == "skipped"].copy()
+    s["skip_category"] = s["skip_category"].fillna("other")
+    counts = s.groupby(["framework", "vendor", "hardware", "skip_category"],
+                       as_index=False).size().rename(columns={"size": "skips"})
+    only = matrix[matrix["quadrant"] == "amd-only skip"].copy() if not matrix.empty else matrix
+    if only is not None and not only.empty:
+        only["skip_category"] = only["amd_skip_category"].fillna("other")
+        amd_only = only.groupby(["framework", "amd_hardware", "skip_category"]).size() \
+            .rename("ran_on_reference").reset_index().rename(columns={"amd_hardware": "hardware"})
+        counts = counts.merge(amd_only, on=["framework", "hardware", "skip_category"], how="left")
+    else:
+        counts["ran_on_reference"] = 0
+    counts["ran_on_reference"] = counts["ran_on_reference"].fillna(0).astype(int)
+    counts["vendor_gated"] = counts["skip_category"].isin(GATED)
+    return counts[cols].sort_values(["framework", "vendor", "hardware", "skips"],
+                                    ascending=[True, True, True, False]).reset_index(drop=True)
+
+
+def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, *,
+             stale_days: float = 7.0) -> pd.DataFrame:
+    """Coverage gaps, one finding per row: `no AMD lane` (a suite NVIDIA runs with tests and
+    no AMD hardware does), `config without AMD run` (a benchmark config only NVIDIA runs),
+    `builds but runs no tests`, `no accuracy gate`, and `stale` (a lane whose last run is
+    more than `stale_days` older than its framework's newest run)."""
+    cols = ["framework", "finding", "suite", "hardware", "detail", "last_run"]
+    rows: list[dict] = []
+    if jobs.empty:
+        return pd.DataFrame(columns=cols)
+    ran = jobs[jobs["total"] > 0]
+    for fw, j in jobs.groupby("framework"):
+        r = ran[ran["framework"] == fw]
+        newest = j["run_at"].max()
+        nv_suites = r[r["vendor"] == "nvidia"].groupby("suite")
+        amd_suites = set(r.loc[r["vendor"] == "amd", "suite"])
+        for suite, g in nv_suites:
+            if suite not in amd_suites:
+                rows.append(dict(framework=fw, finding="no AMD lane", suite=suite, hardware="",
+                                 detail="runs on " + ", ".join(sorted(set(g["hardware"]))),
+                                 last_run=g["run_at"].max()))
+        has_bench = set(bench_values.loc[bench_values["framework"] == fw, "hardware"]) \
+            if not bench_values.empty else set()
+        has_acc = set(acc.loc[acc["framework"] == fw, "hardware"]) if not acc.empty else set()
+        for hw, g in j[j["vendor"] == "amd"].groupby("hardware"):
+            tests = int(g["total"].sum())
+            if tests == 0 and hw not in has_bench and hw not in has_acc:
+                rows.append(dict(framework=fw, finding="builds but runs no tests", suite="",
+                                 hardware=hw, detail=f"{len(g)} jobs, 0 tests, no benchmark "
+                                 "or accuracy result", last_run=g["run_at"].max()))
+            if has_acc and hw not in has_acc:
+                rows.append(dict(framework=fw, finding="no accuracy gate", suite="", hardware=hw,
+                                 detail="accuracy runs on " + ", ".join(sorted(has_acc)),
+                                 last_run=g["run_at"].max()))
+        for (suite, hw), g in j.groupby(["suite", "hardware"]):
+            last = g["run_at"].max()
+            if newest - last > pd.Timedelta(days=stale_days):
+                rows.append(dict(framework=fw, finding="stale", suite=suite, hardware=hw,
+                                 detail=f"last run {(newest - last).days} days before the "
+                                 "newest", last_run=last))
+    if not bench_values.empty:
+        b = bench_values
+        for (fw, bench, model, key), g in b.groupby(["framework", "benchmark", "model",
+                                                     "match_key"], dropna=False):
+            vendors = set(g["vendor"])
+            if "nvidia" in vendors and "amd" not in vendors:
+                first = g.iloc[-1]
+                rows.append(dict(framework=fw, finding="config without AMD run", suite=bench,
+                                 hardware="", detail=f"{model} {config_label(first)}".strip(),
+                                 last_run=g["run_at"].max()))
+    out = pd.DataFrame(rows, columns=cols).drop_duplicates(
+        subset=["framework", "finding", "suite", "hardware", "detail"])
+    return out.sort_values(["framework", "finding", "suite", "hardware"]).reset_index(drop=True)

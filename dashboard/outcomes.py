@@ -1,0 +1,285 @@
+"""Test-outcome parity, pure: lane alignment across vendors, the same-denominator pass rate,
+the per-test matrix, AMD-only failure streaks and vendor-aware flakiness.
+
+Inputs are the plain frames `tables.jobs()` and `tables.results()` return; nothing here
+touches the store. A *lane* is framework × suite × hardware; a *lane run* is the jobs of one
+lane in one CI run.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from dashboard.intervals import wilson
+
+LANE = ["framework", "suite", "hardware"]
+# worst first: a test that errored in one shard and passed in another errored
+RANK = {"error": 0, "failed": 1, "passed": 2, "xpassed": 3, "xfailed": 4, "skipped": 5}
+RAN = ("passed", "failed", "error")
+FAILED = ("failed", "error")
+
+Pairing = Callable[[str, set[str]], str | None]
+
+
+def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per lane run: its commit, time, jobs and summed counts."""
+    if jobs.empty:
+        return pd.DataFrame(columns=LANE + ["vendor", "run_pk", "commit", "run_at", "job_pks",
+                                            "total", "run_url"])
+    g = jobs.groupby(LANE + ["vendor", "run_pk"], as_index=False, dropna=False)
+    out = g.agg(commit=("commit", "first"), run_at=("run_at", "min"),
+                job_pks=("job_pk", lambda s: tuple(sorted(s))), total=("total", "sum"),
+                run_url=("run_url", "first"))
+    return out.sort_values("run_at").reset_index(drop=True)
+
+
+def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
+          window_hours: float = 72.0) -> pd.DataFrame:
+    """Pair each AMD lane run with a reference (NVIDIA) lane run of the same framework and
+    suite: the same commit when the reference ran it, else the reference run nearest in time
+    within `window_hours` (its distance is the staleness), else none."""
+    runs = lane_runs(jobs)
+    amd = runs[runs["vendor"] == "amd"]
+    nvidia = runs[runs["vendor"] == "nvidia"]
+    rows = []
+    for (fw, suite, hw), lane in amd.groupby(LANE, sort=True):
+        present = set(nvidia.loc[nvidia["framework"] == fw, "hardware"])
+        ref_hw = reference(hw, present)
+        refs = nvidia[(nvidia["framework"] == fw) & (nvidia["suite"] == suite)
+                      & (nvidia["hardware"] == ref_hw)]
+        chosen = lane.tail(1) if latest else lane
+        for r in chosen.itertuples():
+            row = dict(framework=fw, suite=suite, amd_hardware=hw, nvidia_hardware=ref_hw,
+                       amd_run_pk=r.run_pk, amd_commit=r.commit, amd_run_at=r.run_at,
+                       amd_jobs=r.job_pks, amd_url=r.run_url, ref_run_pk=None, ref_commit=None,
+                       ref_run_at=pd.NaT, ref_jobs=(), alignment="none", staleness_h=math.nan)
+            same = refs[refs["commit"] == r.commit] if r.commit else refs.iloc[0:0]
+            if not same.empty:
+                ref, row["alignment"] = same.iloc[-1], "same-commit"
+            elif not refs.empty:
+                gap = (refs["run_at"] - r.run_at).abs()
+                i = gap.idxmin()
+                ref = refs.loc[i] if gap[i] <= pd.Timedelta(hours=window_hours) else None
+                row["alignment"] = "nearest" if ref is not None else "none"
+            else:
+                ref = None
+            if ref is not None:
+                row.update(ref_run_pk=ref["run_pk"], ref_commit=ref["commit"],
+                           ref_run_at=ref["run_at"], ref_jobs=ref["job_pks"],
+                           staleness_h=abs((r.run_at - ref["run_at"]).total_seconds()) / 3600)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def reduce_tests(results: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """One row per (`by` …, parity_id): the worst outcome, whether any rerun happened, and
+    the last message."""
+    if results.empty:
+        return pd.DataFrame(columns=by + ["parity_id", "parity_key", "outcome", "reruns",
+                                          "message", "skip_category"])
+    r = results.assign(rank=results["outcome"].map(RANK).fillna(6))
+    r = r.sort_values("rank", kind="stable")
+    g = r.groupby(by + ["parity_id"], as_index=False, sort=False)
+    out = g.agg(parity_key=("parity_key", "first"), outcome=("outcome", "first"),
+                reruns=("rerun_count", "max"), message=("message", "first"),
+                skip_category=("skip_category", "first"))
+    return out
+
+
+def _side_outcomes(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Per (pair, parity_id): the AMD and the reference outcome (NaN when absent)."""
+    owner = []
+    for i, p in enumerate(pairs.itertuples()):
+        owner += [(j, i, "amd") for j in p.amd_jobs] + [(j, i, "ref") for j in p.ref_jobs]
+    own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])
+    tagged = results.merge(own, on="job_pk")
+    reduced = reduce_tests(tagged, ["pair", "side"])
+    wide = reduced.pivot_table(index=["pair", "parity_id"], columns="side",
+                               values=["outcome", "message", "skip_category"], aggfunc="first")
+    wide.columns = [f"{side}_{what}" for what, side in wide.columns]
+    keys = reduced.groupby(["pair", "parity_id"])["parity_key"].first()
+    wide = wide.join(keys).reset_index()
+    for c in ("amd_outcome", "ref_outcome", "amd_message", "ref_message", "amd_skip_category",
+              "ref_skip_category"):
+        if c not in wide:
+            wide[c] = None
+    return wide
+
+
+def pass_rate_parity(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Same-denominator pass rate per aligned pair: of the tests that ran on the reference
+    side, the share that passed on AMD (skipped, missing or failing on AMD counts against
+    AMD), beside the plain pass rate of each side."""
+    cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "alignment",
+            "staleness_h", "amd_commit", "ref_commit", "amd_run_at", "ref_run_at", "denominator",
+            "amd_passed", "amd_failed", "amd_skipped", "amd_missing", "nvidia_passed",
+            "same_denominator_rate",
+            "rate_lo", "rate_hi", "nvidia_rate", "gap", "amd_plain_rate", "nvidia_plain_rate",
+            "amd_ran", "nvidia_ran", "amd_url"]
+    if pairs.empty:
+        return pd.DataFrame(columns=cols)
+    wide = _side_outcomes(pairs, results)
+    rows = []
+    for i, p in enumerate(pairs.itertuples()):
+        t = wide[wide["pair"] == i]
+        amd, ref = t["amd_outcome"], t["ref_outcome"]
+        denom_mask = ref.isin(RAN)
+        d = int(denom_mask.sum())
+        on = amd[denom_mask]
+        amd_passed = int((on == "passed").sum())
+        amd_ran, ref_ran = int(amd.isin(RAN).sum()), int(ref.isin(RAN).sum())
+        rate = amd_passed / d if d else math.nan
+        nv_passed = int(ref[denom_mask].eq("passed").sum())
+        nv_rate = nv_passed / d if d else math.nan
+        lo, hi = wilson(amd_passed, d)
+        rows.append(dict(
+            framework=p.framework, suite=p.suite, amd_hardware=p.amd_hardware,
+            nvidia_hardware=p.nvidia_hardware, alignment=p.alignment,
+            staleness_h=p.staleness_h, amd_commit=p.amd_commit, ref_commit=p.ref_commit,
+            amd_run_at=p.amd_run_at, ref_run_at=p.ref_run_at, denominator=d,
+            amd_passed=amd_passed, amd_failed=int(on.isin(FAILED).sum()),
+            amd_skipped=int((on == "skipped").sum()), amd_missing=int(on.isna().sum()),
+            nvidia_passed=nv_passed,
+            same_denominator_rate=rate, rate_lo=lo, rate_hi=hi, nvidia_rate=nv_rate,
+            gap=nv_rate - rate if d else math.nan,
+            amd_plain_rate=int((amd == "passed").sum()) / amd_ran if amd_ran else math.nan,
+            nvidia_plain_rate=int((ref == "passed").sum()) / ref_ran if ref_ran else math.nan,
+            amd_ran=amd_ran, nvidia_ran=ref_ran, amd_url=p.amd_url))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def rollup(parity: pd.DataFrame) -> pd.DataFrame:
+    """Pass-rate parity per framework × AMD hardware, summing the suites' counts."""
+    if parity.empty:
+        return parity
+    keys = ["framework", "amd_hardware", "nvidia_hardware"]
+    g = parity.groupby(keys, as_index=False).agg(
+        suites=("suite", "nunique"), denominator=("denominator", "sum"),
+        amd_passed=("amd_passed", "sum"), amd_failed=("amd_failed", "sum"),
+        amd_skipped=("amd_skipped", "sum"), amd_missing=("amd_missing", "sum"),
+        nvidia_passed=("nvidia_passed", "sum"), amd_run_at=("amd_run_at", "max"),
+        staleness_h=("staleness_h", "max"))
+    d = g["denominator"].where(g["denominator"] > 0)
+    g["same_denominator_rate"] = g["amd_passed"] / d
+    g["nvidia_rate"] = g["nvidia_passed"] / d
+    g["gap"] = g["nvidia_rate"] - g["same_denominator_rate"]
+    return g
+
+
+QUADRANTS = ("both pass", "amd-only fail", "nvidia-only fail", "both fail", "amd-only skip",
+             "nvidia-only skip", "amd missing", "other")
+
+
+def quadrant(amd: str | None, ref: str | None) -> str:
+    a_ok, r_ok = amd == "passed", ref == "passed"
+    a_bad, r_bad = amd in FAILED, ref in FAILED
+    if a_ok and r_ok:
+        return "both pass"
+    if a_bad and r_ok:
+        return "amd-only fail"
+    if a_ok and r_bad:
+        return "nvidia-only fail"
+    if a_bad and r_bad:
+        return "both fail"
+    if amd == "skipped" and ref in RAN:
+        return "amd-only skip"
+    if ref == "skipped" and amd in RAN:
+        return "nvidia-only skip"
+    if (amd is None or (isinstance(amd, float) and math.isnan(amd))) and ref in RAN:
+        return "amd missing"
+    return "other"
+
+
+def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Each test of each aligned pair with both outcomes and its quadrant."""
+    cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "parity_id",
+            "amd_outcome", "nvidia_outcome", "quadrant", "amd_message", "nvidia_message",
+            "amd_skip_category", "amd_commit", "amd_run_at"]
+    if pairs.empty:
+        return pd.DataFrame(columns=cols)
+    wide = _side_outcomes(pairs, results)
+    meta = pairs[["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_commit",
+                  "amd_run_at"]].reset_index(drop=True)
+    wide = wide.merge(meta, left_on="pair", right_index=True)
+    amd = wide["amd_outcome"].astype(object).where(wide["amd_outcome"].notna(), None)
+    ref = wide["ref_outcome"].astype(object).where(wide["ref_outcome"].notna(), None)
+    wide["quadrant"] = [quadrant(a, r) for a, r in zip(amd, ref)]
+    wide = wide.rename(columns={"ref_outcome": "nvidia_outcome", "ref_message": "nvidia_message"})
+    return wide[cols].sort_values(["framework", "amd_hardware", "suite", "quadrant",
+                                   "parity_key"]).reset_index(drop=True)
+
+
+def streaks(history: pd.DataFrame) -> pd.DataFrame:
+    """Per (framework, hardware, parity_id) from a time-ordered outcome history (columns
+    framework, hardware, parity_id, parity_key, run_at, outcome, message): the current run of
+    consecutive failures, when it started, and the last message."""
+    cols = ["framework", "hardware", "parity_id", "parity_key", "streak", "first_failing",
+            "last_run_at", "last_message", "runs", "failures"]
+    if history.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for (fw, hw, pid), h in history.sort_values("run_at").groupby(
+            ["framework", "hardware", "parity_id"], sort=False):
+        failed = h["outcome"].isin(FAILED).to_numpy()
+        ran = h["outcome"].isin(RAN).to_numpy()
+        h, failed = h[ran], failed[ran]
+        if len(h) == 0:
+            continue
+        n = 0
+        for f in failed[::-1]:
+            if not f:
+                break
+            n += 1
+        rows.append(dict(framework=fw, hardware=hw, parity_id=pid,
+                         parity_key=h["parity_key"].iloc[-1], streak=n,
+                         first_failing=h["run_at"].iloc[len(h) - n] if n else pd.NaT,
+                         last_run_at=h["run_at"].iloc[-1],
+                         last_message=h["message"].dropna().iloc[-1]
+                         if h["message"].notna().any() else None,
+                         runs=len(h), failures=int(failed.sum())))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def flakiness(history: pd.DataFrame) -> pd.DataFrame:
+    """Vendor-aware flaky tests from outcome histories (columns framework, vendor, hardware,
+    parity_id, parity_key, commit, run_at, outcome, reruns).
+
+    Flaky means both outcomes on the same code: failed then passed on a rerun, or passed and
+    failed on the same commit. The flip rate (outcome changes / (runs - 1)) ranks them; a
+    test flaky on both vendors is `shared`, else `amd-only` or `nvidia-only`."""
+    cols = ["framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",
+            "failures", "rerun_passes", "same_commit_mixed", "flip_rate", "fail_rate",
+            "fail_lo", "fail_hi", "last_seen"]
+    if history.empty:
+        return pd.DataFrame(columns=cols)
+    h = history[history["outcome"].isin(RAN)].sort_values("run_at")
+    rows = []
+    for (fw, vendor, hw, pid), t in h.groupby(["framework", "vendor", "hardware", "parity_id"],
+                                              sort=False):
+        failed = t["outcome"].isin(FAILED).to_numpy()
+        rerun_pass = int(((t["outcome"] == "passed") & (t["reruns"].fillna(0) > 0)).sum())
+        by_commit = t.assign(f=failed).groupby("commit")["f"].agg(["min", "max"])
+        mixed = int(((by_commit["min"] == False) & (by_commit["max"] == True)).sum())  # noqa: E712
+        if not rerun_pass and not mixed:
+            continue
+        flips = int(np.sum(failed[1:] != failed[:-1])) if len(t) > 1 else 0
+        lo, hi = wilson(int(failed.sum()), len(t))
+        rows.append(dict(framework=fw, parity_key=t["parity_key"].iloc[-1], parity_id=pid,
+                         vendor=vendor, hardware=hw, runs=len(t), failures=int(failed.sum()),
+                         rerun_passes=rerun_pass, same_commit_mixed=mixed,
+                         flip_rate=flips / (len(t) - 1) if len(t) > 1 else 0.0,
+                         fail_rate=float(failed.mean()), fail_lo=lo, fail_hi=hi,
+                         last_seen=t["run_at"].iloc[-1]))
+    out = pd.DataFrame(rows, columns=[c for c in cols if c != "label"])
+    if out.empty:
+        return pd.DataFrame(columns=cols)
+    vendors = out.groupby(["framework", "parity_id"])["vendor"].agg(lambda s: set(s))
+    label = vendors.map(lambda v: "shared" if {"amd", "nvidia"} <= v
+                        else "amd-only" if v == {"amd"} else "nvidia-only" if v == {"nvidia"}
+                        else "other")
+    out = out.merge(label.rename("label"), left_on=["framework", "parity_id"], right_index=True)
+    out = out.sort_values(["flip_rate", "rerun_passes", "runs"], ascending=[False, False, False])
+    return out[cols].reset_index(drop=True)

@@ -1,0 +1,179 @@
+"""Performance parity, pure: AMD/NVIDIA ratios at matched configs with intervals from repeated
+runs, their geometric mean per hardware pair, and the throughput/interactivity Pareto frontier.
+
+Input is the frame `tables.benchmarks()` returns. A config *matches* across vendors when every
+dimension of it is equal except the ones that name the vendor's own platform (`VENDOR_KEYS`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from dashboard.intervals import geomean_interval, ratio_interval
+
+# config fields that describe the platform rather than the workload
+VENDOR_KEYS = frozenset({"hw", "image", "date", "recipe_fingerprint", "power_valid",
+                         "schema_version", "prefill_hw", "decode_hw", "runner", "gpu",
+                         "device", "rocm_version", "cuda_version", "driver"})
+SERIES = ["framework", "benchmark", "model", "metric", "match_key"]
+CONFIG_COLUMNS = ["unit", "direction", "precision", "tp", "ep", "dp", "pp", "isl", "osl",
+                  "concurrency", "request_rate", "batch_size"]
+
+
+def match_keys(configs: pd.Series) -> pd.Series:
+    """The vendor-neutral key of each config JSON text (computed once per distinct text)."""
+    cache: dict[str, str] = {}
+
+    def key(text: str) -> str:
+        if text not in cache:
+            try:
+                cfg = json.loads(text or "{}")
+            except ValueError:
+                cfg = {}
+            cache[text] = json.dumps({k: v for k, v in sorted(cfg.items())
+                                      if k not in VENDOR_KEYS}, sort_keys=True, default=str)
+        return cache[text]
+
+    return configs.fillna("{}").map(key)
+
+
+def config_label(row) -> str:
+    """A short human label of a config: precision, parallelism, lengths, concurrency."""
+    parts = []
+    if row.get("precision"):
+        parts.append(str(row["precision"]))
+    for dim in ("tp", "ep", "dp", "pp"):
+        v = row.get(dim)
+        if v is not None and not (isinstance(v, float) and math.isnan(v)) and v != 1:
+            parts.append(f"{dim}{int(v)}")
+    if _present(row.get("isl")) and _present(row.get("osl")):
+        parts.append(f"{int(row['isl'])}/{int(row['osl'])}")
+    if _present(row.get("concurrency")):
+        parts.append(f"c{int(row['concurrency'])}")
+    return " ".join(parts)
+
+
+def _present(v) -> bool:
+    return v is not None and not (isinstance(v, float) and math.isnan(v))
+
+
+def run_values(bench: pd.DataFrame) -> pd.DataFrame:
+    """One value per series, hardware and run (the mean of repeated records in a run)."""
+    if bench.empty:
+        return pd.DataFrame(columns=SERIES + ["vendor", "hardware", "run_pk", "run_at",
+                                              "commit", "value"] + CONFIG_COLUMNS)
+    b = bench.assign(match_key=match_keys(bench["config"]))
+    keys = SERIES + ["vendor", "hardware", "run_pk"]
+    agg = {"value": ("value", "mean"), "run_at": ("run_at", "min"),
+           "commit": ("commit", "first"), "run_url": ("run_url", "first"),
+           "gpu_count": ("gpu_count", "max")}
+    agg.update({c: (c, "first") for c in CONFIG_COLUMNS})
+    return b.groupby(keys, as_index=False, dropna=False).agg(**agg).sort_values("run_at")
+
+
+def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None], *,
+           runs: int = 7, level: float = 0.95) -> pd.DataFrame:
+    """Per matched config and AMD hardware: the AMD/NVIDIA ratio of the last `runs` runs on
+    each side with a Welch interval, and `perf_ratio`, the same oriented so that above 1 means
+    AMD is better (inverted for lower-is-better metrics)."""
+    cols = SERIES[:-1] + ["config", "amd_hardware", "nvidia_hardware", "amd_mean",
+                          "nvidia_mean", "amd_runs", "nvidia_runs", "ratio", "ratio_lo",
+                          "ratio_hi", "perf_ratio", "perf_lo", "perf_hi", "amd_last_run",
+                          "nvidia_last_run", "match_key"] + CONFIG_COLUMNS
+    if values.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    nvidia_hw = values[values["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
+    for key, s in values.groupby(SERIES, sort=False, dropna=False):
+        fw = key[0]
+        present = nvidia_hw.get(fw, set())
+        for hw, a in s[s["vendor"] == "amd"].groupby("hardware"):
+            ref_hw = reference(hw, present)
+            b = s[s["hardware"] == ref_hw]
+            if b.empty:
+                continue
+            a_vals, b_vals = a["value"].tail(runs), b["value"].tail(runs)
+            ratio, lo, hi = ratio_interval(a_vals, b_vals, level)
+            first = a.iloc[-1]
+            lower = first["direction"] == "lower"
+            row = dict(zip(SERIES, key))
+            row.update(config=config_label(first), amd_hardware=hw, nvidia_hardware=ref_hw,
+                       amd_mean=float(np.exp(np.log(a_vals[a_vals > 0]).mean())),
+                       nvidia_mean=float(np.exp(np.log(b_vals[b_vals > 0]).mean())),
+                       amd_runs=len(a_vals), nvidia_runs=len(b_vals), ratio=ratio,
+                       ratio_lo=lo, ratio_hi=hi,
+                       perf_ratio=1 / ratio if lower else ratio,
+                       perf_lo=1 / hi if lower else lo, perf_hi=1 / lo if lower else hi,
+                       amd_last_run=a["run_at"].iloc[-1], nvidia_last_run=b["run_at"].iloc[-1])
+            row.update({c: first[c] for c in CONFIG_COLUMNS})
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values(["framework", "amd_hardware", "model", "metric", "config"]) \
+        .reset_index(drop=True)
+
+
+def summary(ratios: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """Geometric mean of `perf_ratio` per framework × hardware pair × metric, across the
+    matched configs, with a t-interval that treats configs as the replicates."""
+    cols = ["framework", "amd_hardware", "nvidia_hardware", "metric", "configs", "geomean",
+            "lo", "hi", "amd_better"]
+    if ratios.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for (fw, a, n, metric), g in ratios.groupby(
+            ["framework", "amd_hardware", "nvidia_hardware", "metric"], sort=True):
+        gm, lo, hi = geomean_interval(g["perf_ratio"], level)
+        rows.append(dict(framework=fw, amd_hardware=a, nvidia_hardware=n, metric=metric,
+                         configs=len(g), geomean=gm, lo=lo, hi=hi,
+                         amd_better=int((g["perf_ratio"] > 1).sum())))
+    return pd.DataFrame(rows, columns=cols)
+
+
+THROUGHPUT = ("tput_per_gpu", "total_token_throughput", "total_throughput")
+INTERACTIVITY = ("median_intvty", "interactivity")
+TPOT = ("median_tpot_ms", "mean_tpot_ms", "median_itl_ms", "mean_itl_ms")
+
+
+def _first_metric(wide: pd.DataFrame, names) -> tuple[pd.Series, str | None]:
+    for name in names:
+        if name in wide and wide[name].notna().any():
+            return wide[name], name
+    return pd.Series(np.nan, index=wide.index), None
+
+
+def pareto(bench: pd.DataFrame) -> pd.DataFrame:
+    """Throughput per GPU against interactivity (tok/s/user) for each record of the latest
+    run per framework × hardware × model × precision × ISL/OSL, with `frontier` marking the
+    points no other point of the same group beats on both axes."""
+    cols = ["framework", "vendor", "hardware", "model", "precision", "isl", "osl",
+            "concurrency", "throughput_per_gpu", "interactivity", "frontier", "run_at"]
+    if bench.empty:
+        return pd.DataFrame(columns=cols)
+    group = ["framework", "vendor", "hardware", "model", "precision", "isl", "osl"]
+    latest = bench.groupby(group, dropna=False)["run_at"].transform("max")
+    b = bench[bench["run_at"] == latest]
+    point = group + ["run_at", "artifact_pk", "record_no"]
+    wide = b.pivot_table(index=point, columns="metric", values="value", aggfunc="mean")
+    meta = b.groupby(point, dropna=False)[["concurrency", "tp", "dp", "gpu_count"]].first()
+    wide = wide.join(meta).reset_index()
+    tput, name = _first_metric(wide, THROUGHPUT)
+    gpus = (wide["tp"].fillna(1) * wide["dp"].fillna(1)).where(wide["tp"].notna(),
+                                                                 wide["gpu_count"])
+    gpus = gpus.where(gpus > 0, 1)
+    wide["throughput_per_gpu"] = tput if name == "tput_per_gpu" else tput / gpus
+    inter, _ = _first_metric(wide, INTERACTIVITY)
+    tpot, _ = _first_metric(wide, TPOT)
+    wide["interactivity"] = inter.where(inter.notna(), 1000.0 / tpot)
+    wide = wide.dropna(subset=["throughput_per_gpu", "interactivity"])
+    frontier = pd.Series(False, index=wide.index)
+    for _, g in wide.groupby(group, dropna=False):
+        x, y = g["interactivity"].to_numpy(), g["throughput_per_gpu"].to_numpy()
+        for i, idx in enumerate(g.index):
+            beaten = (x >= x[i]) & (y >= y[i]) & ((x > x[i]) | (y > y[i]))
+            frontier[idx] = not beaten.any()
+    wide["frontier"] = frontier
+    return wide[cols].sort_values(group + ["concurrency"]).reset_index(drop=True)

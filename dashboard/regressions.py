@@ -1,0 +1,135 @@
+"""Regressions, pure: change points in every performance series (`changepoint.detect`), new
+test failures, accuracy drops and cliffs, as one list of findings that each say where, when,
+how big and how sure."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from dashboard import changepoint
+from dashboard.accuracy import CELL
+from dashboard.intervals import two_proportion
+from dashboard.performance import SERIES, config_label
+
+COLUMNS = ["kind", "status", "framework", "vendor", "hardware", "subject", "when", "commit",
+           "size", "before", "after", "confidence", "detail", "url"]
+
+
+def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
+                min_after: int = 3) -> pd.DataFrame:
+    """Change points and drifts of every series (one value per run). A change is a
+    regression when it moves the metric the wrong way for its direction."""
+    rows = []
+    if values.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    for key, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
+        s = s.sort_values("run_at")
+        if len(s) < 2 * changepoint.MIN_SIZE:
+            continue
+        found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect,
+                                   min_after=min_after)
+        last = s.iloc[-1]
+        subject = f"{last['model']} {last['metric']} {config_label(last)}".strip()
+        direction = last["direction"]
+        for cp in found.changes:
+            at = s.iloc[cp.index]
+            worse = (cp.rel_change < 0) if direction == "higher" else \
+                (cp.rel_change > 0) if direction == "lower" else None
+            rows.append(dict(kind="performance", status="regression" if worse else
+                             "improvement" if worse is not None else "change",
+                             framework=key[0], vendor=key[-2], hardware=key[-1],
+                             subject=subject, when=at["run_at"], commit=at["commit"],
+                             size=cp.rel_change, before=cp.before, after=cp.after,
+                             confidence=cp.confidence,
+                             detail=f"step at run {cp.index + 1} of {len(s)}; score "
+                             f"{cp.score:.1f} against threshold {cp.threshold:.1f}",
+                             url=at.get("run_url")))
+        if found.drift is not None:
+            rows.append(dict(kind="performance", status="drift", framework=key[0],
+                             vendor=key[-2], hardware=key[-1], subject=subject,
+                             when=last["run_at"], commit=last["commit"],
+                             size=found.drift.total, before=None, after=None,
+                             confidence=abs(found.drift.z) / 3.0,
+                             detail=f"trend of {found.drift.slope:+.2%} per run over {len(s)} "
+                             "runs (Theil-Sen); not attributed to one commit",
+                             url=last.get("run_url")))
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    if since is not None and not out.empty:
+        out = out[out["when"] >= since]
+    return out
+
+
+def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame | None = None,
+          since=None, min_streak: int = 3) -> pd.DataFrame:
+    """New failures: tests failing in at least `min_streak` consecutive latest runs that
+    passed before (a test that never passed in the window is broken, not new). A test known
+    to be flaky on that hardware (`flaky`, from `outcomes.flakiness`) is not a new failure."""
+    if streaks.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    s = streaks[(streaks["streak"] >= min_streak) & (streaks["runs"] > streaks["streak"])]
+    if flaky is not None and not flaky.empty:
+        known = set(zip(flaky["framework"], flaky["hardware"], flaky["parity_id"]))
+        s = s[[k not in known for k in zip(s["framework"], s["hardware"], s["parity_id"])]]
+    if since is not None:
+        s = s[s["first_failing"] >= since]
+    rows = [dict(kind="test", status="new failure", framework=r.framework,
+                 vendor=vendors.get(r.hardware, "unknown"), hardware=r.hardware,
+                 subject=r.parity_key, when=r.first_failing, commit=None, size=float(r.streak),
+                 before=None, after=None, confidence=float(r.streak) / min_streak,
+                 detail=f"failing {r.streak} runs in a row: {r.last_message or ''}"[:300],
+                 url=None) for r in s.itertuples()]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,
+             min_drop: float = 0.02) -> pd.DataFrame:
+    """Accuracy drops over time: a cell's latest score against its earlier runs pooled,
+    flagged when the drop is at least max(`min_drop`, 3 run-to-run SDs) and significant."""
+    rows = []
+    if history.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    for key, h in history.groupby(CELL + ["vendor", "hardware"], dropna=False, sort=False):
+        h = h.sort_values("run_at")
+        if len(h) < 3:
+            continue
+        prev, last = h.iloc[:-1], h.iloc[-1]
+        n_prev = prev["n"].fillna(0)
+        if n_prev.sum() <= 0 or not last["n"] or last["n"] != last["n"]:
+            continue
+        base = float((prev["value"] * n_prev).sum() / n_prev.sum())
+        drop = base - float(last["value"])
+        spread = float(np.std(prev["value"], ddof=1)) if len(prev) > 1 else 0.0
+        z, p = two_proportion(float(last["value"]), float(last["n"]), base, float(n_prev.sum()))
+        if drop >= max(min_drop, 3 * spread) and p < alpha:
+            rows.append(dict(kind="accuracy", status="drop", framework=key[0], vendor=key[-2],
+                             hardware=key[-1], subject=f"{key[1]} {key[2]} {key[5]} "
+                             f"c{key[6]}".strip(), when=last["run_at"], commit=last["commit"],
+                             size=-drop, before=base, after=float(last["value"]),
+                             confidence=-math.log10(max(p, 1e-300)) / 2,
+                             detail=f"p={p:.1e} against {len(prev)} earlier runs",
+                             url=last.get("job_url")))
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    if since is not None and not out.empty:
+        out = out[out["when"] >= since]
+    return out
+
+
+def cliffs(parity: pd.DataFrame) -> pd.DataFrame:
+    """The cliffs of an accuracy parity frame as findings."""
+    if parity.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    c = parity[parity["cliff"]]
+    rows = []
+    for r in c.itertuples():
+        ref = r.others_value if "concurrencies" in r.cliff_reason else r.nvidia_value
+        p = r.p_others_holm if "concurrencies" in r.cliff_reason else r.p_vendor_holm
+        rows.append(dict(kind="accuracy", status="cliff", framework=r.framework, vendor="amd",
+                         hardware=r.amd_hardware,
+                         subject=f"{r.model} {r.task} {r.config} c{int(r.concurrency)}"
+                         if r.concurrency == r.concurrency else f"{r.model} {r.task} {r.config}",
+                         when=r.run_at, commit=None, size=r.amd_value - ref, before=ref,
+                         after=r.amd_value, confidence=-math.log10(max(p, 1e-300)) / 2,
+                         detail=f"{r.cliff_reason}; Holm p={p:.1e}", url=r.job_url))
+    return pd.DataFrame(rows, columns=COLUMNS)

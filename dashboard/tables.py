@@ -1,0 +1,220 @@
+"""The dashboard's only I/O: read the store into plain DataFrames the views analyse.
+
+Every read is a `select()` on the typed models, filtered in SQL by framework and time window
+so that a view's cost grows with the runs it looks at. The views never write.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Sequence
+
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+from sqlalchemy import Engine, create_engine, func, inspect, select
+from sqlalchemy.engine import make_url
+
+from dashboard.period import Period
+from db.engine import make_engine, normalise_url
+from db.models import (
+    AccuracyMetric,
+    BenchmarkMetric,
+    CiJob,
+    CiRun,
+    Framework,
+    Hardware,
+    RunnerSnapshot,
+    TestCase,
+    TestResult,
+    TestSummary,
+)
+
+Store = Engine | str | Path | None
+CHUNK = 900  # ids per IN list: well under every backend's parameter limit
+
+
+@lru_cache(maxsize=16)
+def _read_only_engine(url: str) -> Engine:
+    sa_url = make_url(url)
+    if sa_url.get_backend_name() == "sqlite" and (
+            not sa_url.database or not Path(sa_url.database).exists()):
+        return create_engine("sqlite://")  # no store yet: an empty one, views return empty
+    return make_engine(url, read_only=True)
+
+
+def open_store(store: Store = None) -> Engine:
+    """The engine for a store: an Engine as given, else a cached read-only engine on the
+    URL or path (default `PARITY_DB_URL`). The dashboard never writes."""
+    if isinstance(store, Engine):
+        return store
+    return _read_only_engine(normalise_url(store))
+
+
+def has_data(engine: Engine) -> bool:
+    """False for a store without a schema yet (views then return empty frames)."""
+    return inspect(engine).has_table(CiJob.__tablename__)
+
+
+def _hardware_label(df: pd.DataFrame) -> pd.Series:
+    label = df["sku"].fillna("")
+    label = label.where(label != "", df["arch"].fillna(""))
+    return label.where(label != "", df["raw_name"].fillna("")).replace("", "unknown")
+
+
+def _window(stmt, column, when: Period | None):
+    if when is not None and when.start is not None:
+        stmt = stmt.where(column >= when.start)
+    if when is not None and when.end is not None:
+        stmt = stmt.where(column < when.end)
+    return stmt
+
+
+def _frameworks(stmt, framework: str | Sequence[str] | None):
+    if framework:
+        names = [framework] if isinstance(framework, str) else list(framework)
+        stmt = stmt.where(Framework.name.in_(names))
+    return stmt
+
+
+def _read(engine: Engine, stmt) -> pd.DataFrame:
+    with engine.connect() as conn:
+        return pd.read_sql(stmt, conn)
+
+
+JOB_COLUMNS = ["job_pk", "run_pk", "framework", "vendor", "hardware", "gpu_count", "repository",
+               "workflow", "run_id", "attempt", "commit", "run_at", "run_url", "job_id",
+               "job_name", "suite", "job_url", "conclusion", "runner_name", "runner_labels",
+               "job_created", "job_started", "total", "passed", "failed", "error", "skipped",
+               "xfailed", "xpassed", "vendor_skipped", "flaky"]
+
+
+def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
+    """One row per job with its run, hardware, framework and summed test counts."""
+    counts = [func.coalesce(func.sum(getattr(TestSummary, c)), 0).label(c)
+              for c in ("total", "passed", "failed", "error", "skipped", "xfailed", "xpassed",
+                        "vendor_skipped", "flaky")]
+    stmt = (
+        select(CiJob.id.label("job_pk"), CiRun.id.label("run_pk"),
+               Framework.name.label("framework"), Hardware.vendor, Hardware.sku, Hardware.arch,
+               Hardware.raw_name, Hardware.gpu_count, CiRun.repository, CiRun.workflow,
+               CiRun.run_id, CiRun.attempt, CiRun.head_sha.label("commit"),
+               CiRun.created_at.label("run_at"), CiRun.url.label("run_url"), CiJob.job_id,
+               CiJob.name.label("job_name"), CiJob.suite, CiJob.url.label("job_url"),
+               CiJob.conclusion, CiJob.runner_name, CiJob.runner_labels,
+               CiJob.created_at.label("job_created"), CiJob.started_at.label("job_started"),
+               *counts)
+        .join(CiRun, CiRun.id == CiJob.run_pk)
+        .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+        .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
+        .join(TestSummary, TestSummary.job_pk == CiJob.id, isouter=True)
+        .group_by(CiJob.id, CiRun.id, Framework.name, Hardware.id)
+    )
+    stmt = _window(_frameworks(stmt, framework), CiRun.created_at, when)
+    if not has_data(engine):
+        return pd.DataFrame(columns=JOB_COLUMNS)
+    df = _read(engine, stmt)
+    df["hardware"] = _hardware_label(df)
+    df["vendor"] = df["vendor"].fillna("unknown")
+    df["framework"] = df["framework"].fillna("other")
+    df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
+    for c in ("run_at", "job_created", "job_started"):
+        df[c] = pd.to_datetime(df[c])
+    return df[JOB_COLUMNS]
+
+
+RESULT_COLUMNS = ["job_pk", "test_pk", "parity_id", "parity_key", "group_name", "outcome",
+                  "rerun_count", "message", "skip_category"]
+
+
+def results(engine: Engine, job_pks: Iterable[int],
+            parity_ids: Iterable[int] | None = None) -> pd.DataFrame:
+    """Raw test rows of the given jobs (optionally only some tests), with their identity."""
+    job_pks = sorted({int(j) for j in job_pks})
+    wanted = None if parity_ids is None else sorted({int(p) for p in parity_ids})
+    frames = []
+    if job_pks and (wanted is None or wanted):
+        base = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
+                       TestCase.parity_key, TestCase.group_name, TestResult.outcome,
+                       TestResult.rerun_count, TestResult.message, TestResult.skip_category)
+                .join(TestCase, TestCase.id == TestResult.test_pk))
+        for i in range(0, len(job_pks), CHUNK):
+            stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
+            if wanted is not None:
+                for k in range(0, len(wanted), CHUNK):
+                    frames.append(_read(engine, stmt.where(
+                        TestCase.parity_id.in_(wanted[k:k + CHUNK]))))
+            else:
+                frames.append(_read(engine, stmt))
+    if not frames:
+        return pd.DataFrame(columns=RESULT_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+
+
+def _metric_frame(engine: Engine, model, columns, framework, when) -> pd.DataFrame:
+    stmt = (
+        select(*columns, model.job_pk,
+               Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
+               Hardware.arch, Hardware.raw_name, Hardware.gpu_count, CiRun.id.label("run_pk"),
+               CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
+               CiRun.url.label("run_url"), CiJob.url.label("job_url"))
+        .join(CiJob, CiJob.id == model.job_pk)
+        .join(CiRun, CiRun.id == CiJob.run_pk)
+        .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+        .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
+    )
+    stmt = _window(_frameworks(stmt, framework), CiRun.created_at, when)
+    df = _read(engine, stmt)
+    df["hardware"] = _hardware_label(df)
+    df["vendor"] = df["vendor"].fillna("unknown")
+    df["framework"] = df["framework"].fillna("other")
+    df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
+    df["run_at"] = pd.to_datetime(df["run_at"])
+    return df.drop(columns=["sku", "arch", "raw_name"])
+
+
+def benchmarks(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
+    """Numeric benchmark values with their config columns, hardware and run."""
+    m = BenchmarkMetric
+    cols = [m.artifact_pk, m.record_no, m.benchmark, m.model, m.metric, m.statistic, m.unit,
+            m.direction, m.value, m.config, m.config_key, m.precision, m.tp, m.ep, m.dp, m.pp,
+            m.isl, m.osl, m.concurrency, m.request_rate, m.batch_size]
+    if not has_data(engine):
+        return pd.DataFrame(columns=[c.key for c in cols])
+    df = _metric_frame(engine, m, cols, framework, when)
+    return df[df["value"].notna()].reset_index(drop=True)
+
+
+def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
+    """Accuracy scores with n, stderr, gate and config columns, hardware and run."""
+    m = AccuracyMetric
+    cols = [m.artifact_pk, m.record_no, m.model, m.task, m.metric, m.filter, m.value, m.stderr,
+            m.n, m.higher_is_better, m.is_group, m.threshold, m.gate_passed, m.config,
+            m.config_key, m.precision, m.tp, m.ep, m.dp, m.concurrency]
+    if not has_data(engine):
+        return pd.DataFrame(columns=[c.key for c in cols])
+    df = _metric_frame(engine, m, cols, framework, when)
+    return df[df["value"].notna()].reset_index(drop=True)
+
+
+def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
+    """The latest snapshot of every runner (within the window when one is given)."""
+    columns = ["scope", "runner_id", "name", "labels", "os", "status", "busy", "vendor",
+               "hardware", "seen_at"]
+    if not has_data(engine) or not inspect(engine).has_table(RunnerSnapshot.__tablename__):
+        return pd.DataFrame(columns=columns)
+    r = RunnerSnapshot
+    stmt = (select(r.scope, r.runner_id, r.name, r.labels, r.os, r.status, r.busy,
+                   Hardware.vendor, Hardware.sku, Hardware.arch, Hardware.raw_name, r.seen_at)
+            .join(Hardware, Hardware.id == r.hardware_id, isouter=True))
+    stmt = _window(stmt, r.seen_at, when)
+    df = _read(engine, stmt)
+    if df.empty:
+        return pd.DataFrame(columns=columns)
+    df["seen_at"] = pd.to_datetime(df["seen_at"])
+    df = df.sort_values("seen_at").groupby(["scope", "runner_id"], as_index=False).last()
+    df["hardware"] = _hardware_label(df)
+    df["vendor"] = df["vendor"].fillna("unknown")
+    df["labels"] = df["labels"].map(lambda s: json.loads(s or "[]"))
+    df["busy"] = df["busy"].astype(bool)
+    return df[columns]
