@@ -20,6 +20,9 @@ def _prep(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
     return df[[c for c in keep if c in df.columns]].copy()
 
 
+MAX_SERIES = 12  # lines per history chart; filter the frame to see others
+
+
 def _tips(df: pd.DataFrame) -> list[alt.Tooltip]:
     """A typed tooltip per column (types stated, so that an empty frame still charts)."""
     out = []
@@ -156,6 +159,27 @@ def pareto(df: pd.DataFrame) -> alt.Chart:
         y=alt.Y("throughput_per_gpu:Q", title="throughput per GPU (tok/s)"),
         color="series:N", strokeDash="vendor:N", order="concurrency:Q",
         tooltip=_tips(d)).properties(width=500, height=350)
+
+
+def performance_history(df: pd.DataFrame) -> alt.Chart:
+    """A series' value per run, its segment levels, and red rules at the change points."""
+    d = _prep(df, ["hardware", "model", "metric", "config", "run_at", "commit", "value",
+                   "change", "segment_median"])
+    d["series"] = d["hardware"].astype(str) + " " + d["metric"].astype(str) + " " + \
+        d["config"].astype(str)
+    if d["series"].nunique() > MAX_SERIES:  # the series with changes first
+        ranked = d.groupby("series")["change"].any().sort_values(ascending=False, kind="stable")
+        d = d[d["series"].isin(ranked.index[:MAX_SERIES])]
+    base = alt.Chart(d)
+    line = base.mark_line(point=True).encode(
+        x=alt.X("run_at:T", title="run"), y=alt.Y("value:Q", scale=alt.Scale(zero=False)),
+        color="series:N", tooltip=_tips(d))
+    level = base.mark_line(strokeDash=[4, 4], color="#555").encode(
+        x="run_at:T", y="segment_median:Q", detail="series:N")
+    rules = base.transform_filter(alt.datum.change).mark_rule(color="#d62728", size=2) \
+        .encode(x="run_at:T")
+    return alt.layer(line, level, rules, title=_title("Performance history", d)) \
+        .properties(width=600, height=280)
 
 
 def accuracy_parity(df: pd.DataFrame) -> alt.Chart:

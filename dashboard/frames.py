@@ -223,6 +223,22 @@ def pareto(store: Store = None, *, framework=None, hardware=None, model=None, si
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 
 
+def performance_history(store: Store = None, *, framework=None, hardware=None, model=None,
+                        metric=None, match_key=None, since=None, until=None, week=None,
+                        min_effect: float = 0.02) -> pd.DataFrame:
+    """One value per run of the matching performance series (a finding's `model`, `metric`
+    and `match_key` select one), with `change` marking the runs where the detector places a
+    change point and `segment_median` the level of the segment each run belongs to."""
+    when = period(since, until, week)
+    values = performance.run_values(_bench_values(store, framework, model, metric, when))
+    if match_key:
+        values = values[values["match_key"].isin(_names(match_key))]
+    names = _names(hardware)
+    if names:
+        values = values[values["hardware"].isin(names)]
+    return findings.history(values, min_effect=min_effect)
+
+
 def accuracy_parity(store: Store = None, *, framework=None, hardware=None, model=None,
                     task=None, since=None, until=None, week=None, pairs=None,
                     min_drop: float = 0.05, alpha: float = 0.01) -> pd.DataFrame:

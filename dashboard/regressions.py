@@ -14,7 +14,8 @@ from dashboard.intervals import two_proportion
 from dashboard.performance import SERIES, config_label
 
 COLUMNS = ["kind", "status", "framework", "vendor", "hardware", "subject", "when", "commit",
-           "size", "before", "after", "confidence", "detail", "url"]
+           "size", "before", "after", "confidence", "detail", "url", "model", "metric",
+           "match_key"]
 
 
 def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
@@ -45,7 +46,8 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
                              confidence=cp.confidence,
                              detail=f"step at run {cp.index + 1} of {len(s)}; score "
                              f"{cp.score:.1f} against threshold {cp.threshold:.1f}",
-                             url=at.get("run_url")))
+                             url=at.get("run_url"), model=key[2], metric=key[3],
+                             match_key=key[4]))
         if found.drift is not None:
             rows.append(dict(kind="performance", status="drift", framework=key[0],
                              vendor=key[-2], hardware=key[-1], subject=subject,
@@ -54,11 +56,34 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
                              confidence=abs(found.drift.z) / 3.0,
                              detail=f"trend of {found.drift.slope:+.2%} per run over {len(s)} "
                              "runs (Theil-Sen); not attributed to one commit",
-                             url=last.get("run_url")))
+                             url=last.get("run_url"), model=key[2], metric=key[3],
+                             match_key=key[4]))
     out = pd.DataFrame(rows, columns=COLUMNS)
     if since is not None and not out.empty:
         out = out[out["when"] >= since]
     return out
+
+
+def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
+    """Each series' runs with the detector's verdict per run: `change` where a change point
+    starts, `segment_median` the level of the run's segment."""
+    cols = ["framework", "vendor", "hardware", "model", "metric", "config", "run_at", "commit",
+            "value", "change", "segment_median", "match_key"]
+    parts = []
+    for _, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
+        s = s.sort_values("run_at").reset_index(drop=True)
+        found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect)
+        starts = [c.index for c in found.changes]
+        bounds = [0] + starts + [len(s)]
+        level = np.empty(len(s))
+        for a, b in zip(bounds, bounds[1:]):
+            level[a:b] = np.median(s["value"].to_numpy()[a:b])
+        s = s.assign(change=s.index.isin(starts), segment_median=level,
+                     config=s.apply(config_label, axis=1) if len(s) else "")
+        parts.append(s)
+    if not parts:
+        return pd.DataFrame(columns=cols)
+    return pd.concat(parts, ignore_index=True)[cols]
 
 
 def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame | None = None,

@@ -65,3 +65,17 @@ def pg_engine():
 def engine(request):
     """Every store test runs on both backends."""
     return request.getfixturevalue("sqlite_engine" if request.param == "sqlite" else "pg_engine")
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory) -> Path:
+    """A 30-night demo store, built once per test session."""
+    from datetime import date
+
+    from collectors import demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    engine = make_engine(path)
+    demo.build(engine, days=30, end=date(2026, 11, 28))
+    engine.dispose()
+    return path

@@ -1,0 +1,102 @@
+"""The change-point detector and the interval helpers: pure functions, tested without a store."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dashboard import changepoint
+from dashboard.intervals import geomean_interval, holm, n_from_stderr, two_proportion, wilson
+from dashboard.period import period, week_period
+
+
+def series(seed, n=100, step=0.05, cv=0.03, at=50):
+    rng = np.random.default_rng(seed)
+    y = 100 + rng.normal(0, cv * 100, n)
+    y[at:] += step * 100
+    return y
+
+
+def test_a_step_is_found_where_it_happened():
+    found = changepoint.detect(series(1, step=-0.10)).changes
+    assert len(found) == 1
+    cp = found[0]
+    assert 48 <= cp.index <= 52
+    assert cp.rel_change == pytest.approx(-0.10, abs=0.02)
+    assert cp.confidence > 1
+
+
+def test_no_change_in_noise_most_of_the_time():
+    alarms = sum(bool(changepoint.detect(series(s, step=0)).changes) for s in range(100))
+    assert alarms <= 5
+
+
+def test_outliers_do_not_raise_alarms():
+    y = series(2, step=0)
+    y[[10, 40, 77]] *= 1.4
+    found = changepoint.detect(y)
+    assert found.changes == []
+    assert {10, 40, 77} <= set(found.outliers)
+
+
+def test_drift_is_reported_separately():
+    rng = np.random.default_rng(4)
+    y = 100 + rng.normal(0, 1, 100) + np.linspace(0, 10, 100)
+    found = changepoint.detect(y)
+    assert found.changes == []
+    assert found.drift is not None and found.drift.total == pytest.approx(0.10, abs=0.03)
+
+
+def test_minimum_effect_and_persistence():
+    y = series(5, step=0.10, cv=0.001)
+    assert changepoint.detect(y, min_effect=0.2).changes == []
+    short = series(6, step=0.3, cv=0.01, at=96)
+    found = changepoint.detect(short, min_after=5)
+    assert found.changes == [] and [c.index for c in found.pending] == [96]
+
+
+def test_deterministic_and_nan_tolerant():
+    y = series(7, step=0.08)
+    y[[3, 60]] = np.nan
+    a, b = changepoint.detect(y), changepoint.detect(y.copy())
+    assert a == b and 48 <= a.changes[0].index <= 52
+    assert changepoint.detect([1.0, 2.0]).changes == []
+
+
+def test_calibration_table_is_reproducible():
+    """The stored thresholds are what calibrate() gives (fewer simulations: looser match)."""
+    table = dict(changepoint.CALIBRATION)
+    fresh = dict(changepoint.calibrate(lengths=(32, 100), sims=800))
+    for n, t in fresh.items():
+        assert t == pytest.approx(table[n], rel=0.12)
+
+
+def test_wilson_and_two_proportion():
+    lo, hi = wilson(1240, 1319)  # 94 %
+    assert (round(lo, 3), round(hi, 3)) == (0.926, 0.952)  # the study's figures
+    z, p = two_proportion(0.94, 1319, 0.80, 1319)
+    assert z == pytest.approx(10.7, abs=0.1) and p < 1e-20
+    assert math.isnan(wilson(0, 0)[0])
+    assert n_from_stderr(0.94, math.sqrt(0.94 * 0.06 / 1318)) == 1319
+
+
+def test_holm():
+    adj = holm([0.01, 0.04, 0.03, float("nan")])
+    assert list(np.round(adj[:3], 4)) == [0.03, 0.06, 0.06] and math.isnan(adj[3])
+
+
+def test_geomean_interval():
+    g, lo, hi = geomean_interval([0.5, 2.0])
+    assert g == pytest.approx(1.0) and lo < 1 < hi
+
+
+def test_period():
+    w = week_period("2026-W48")
+    assert (w.start.isoformat(), w.end.isoformat()) == ("2026-11-23T00:00:00",
+                                                        "2026-11-30T00:00:00")
+    assert w.previous().start.isoformat() == "2026-11-16T00:00:00"
+    p = period(since="2026-11-01", until="2026-11-02")
+    assert p.end.isoformat() == "2026-11-03T00:00:00"  # until includes its whole day
+    with pytest.raises(ValueError):
+        period(since="2026-11-01", week="2026-W48")

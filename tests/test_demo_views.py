@@ -1,0 +1,85 @@
+"""Every situation the demo injects is found by the views, and the notebooks run on it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+import pytest
+from nbclient import NotebookClient
+
+from dashboard import charts, frames
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def test_throughput_step_is_the_top_regression(demo_db):
+    found = frames.regressions(demo_db, since="2026-11-01")
+    regressions = found[found["status"] == "regression"]
+    assert set(regressions["hardware"]) == {"mi355x"}
+    top = regressions[regressions["metric"] == "total_token_throughput"].iloc[0]
+    assert "Llama-3.1-70B" in top["subject"] and "1024/1024 c64" in top["subject"]
+    assert top["when"] == pd.Timestamp("2026-11-19 02:00")  # the first of the last 10 nights
+    assert top["size"] == pytest.approx(-0.09, abs=0.02)
+    history = frames.performance_history(demo_db, hardware="mi355x", model=top["model"],
+                                         metric=top["metric"], match_key=top["match_key"])
+    assert history.loc[history["change"], "run_at"].tolist() == [top["when"]]
+
+
+def test_accuracy_cliff_at_one_concurrency_only(demo_db):
+    acc = frames.accuracy_parity(demo_db)
+    cliffs = acc[acc["cliff"]]
+    assert cliffs[["amd_hardware", "concurrency"]].values.tolist() == [["mi355x", 64]]
+    assert cliffs.iloc[0]["amd_value"] == pytest.approx(0.80, abs=0.03)
+
+
+def test_coverage_gaps_and_vendor_gated_skips(demo_db):
+    gaps = frames.coverage(demo_db, framework="vllm")
+    got = set(zip(gaps["finding"], gaps["suite"], gaps["hardware"]))
+    assert ("no AMD lane", "spec_decode", "") in got
+    assert ("builds but runs no tests", "", "mi455x") in got
+    assert ("no accuracy gate", "", "mi455x") in got
+    skips = frames.skip_parity(demo_db)
+    gated = skips[(skips["vendor"] == "amd") & skips["vendor_gated"]]
+    assert gated["ran_on_reference"].sum() > 0
+    assert not skips[(skips["vendor"] == "nvidia") & skips["vendor_gated"]]["skips"].any()
+
+
+def test_amd_only_failures_and_pass_rate_gap(demo_db):
+    parity = frames.pass_rate_parity(demo_db, by="hardware")
+    ran = parity[parity["denominator"] > 0]
+    assert (ran["same_denominator_rate"] < ran["nvidia_rate"]).all()
+    failures = frames.amd_only_failures(demo_db)
+    assert failures.iloc[0]["last_message"].startswith("RuntimeError: HIP error")
+    assert failures.iloc[0]["streak"] == 30
+
+
+def test_flaky_labels_and_fleet(demo_db):
+    flaky = frames.flaky_tests(demo_db)
+    assert {"shared", "amd-only"} <= set(flaky["label"])
+    fleet = frames.fleet(demo_db).set_index("hardware")
+    assert fleet.loc["mi455x", "offline"] == 1
+    assert fleet.loc["mi355x", "queue_p50_min"] > fleet.loc["b200", "queue_p50_min"]
+
+
+@pytest.mark.parametrize("view", ["pass_rate_parity", "test_matrix", "amd_only_failures",
+                                  "skip_parity", "coverage", "performance_parity",
+                                  "performance_summary", "pareto", "accuracy_parity",
+                                  "regressions", "flaky_tests", "fleet", "scorecard",
+                                  "performance_history"])
+def test_every_chart_is_valid_vega_lite(view, demo_db):
+    spec = getattr(charts, view)(getattr(frames, view)(demo_db)).to_dict()
+    assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+
+
+@pytest.mark.parametrize("name", ["tour.ipynb", "regressions.ipynb"])
+def test_notebook_executes(name, demo_db, monkeypatch):
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{demo_db}")
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "error"]
+    assert not errors
+    assert os.environ["PARITY_DB_URL"].endswith("demo.db")

@@ -1,0 +1,271 @@
+"""Each parity view on a small hand-built store whose right answer is known by construction."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dashboard import charts, frames
+from dashboard.intervals import wilson
+from tests.builder import Builder
+
+
+@pytest.fixture
+def build(engine):
+    return Builder(engine)
+
+
+@pytest.fixture
+def sbuild(sqlite_engine):
+    return Builder(sqlite_engine)
+
+
+def test_same_denominator_rule(build):
+    # NVIDIA ran a, b, c, d and passed them all; AMD passed a, failed b, skipped c as
+    # "not supported on ROCm", never ran d, and passed e that NVIDIA did not run.
+    build.tests("h100", dict(a="passed", b="passed", c="passed", d="passed"))
+    build.tests("mi300x", dict(a="passed", b="failed", c="skipped", e="passed"),
+                reasons={"c": "not supported on ROCm"})
+    df = frames.pass_rate_parity(build.engine)
+    row = df.iloc[0]
+    assert (row.amd_hardware, row.nvidia_hardware, row.alignment) == ("mi300x", "h100",
+                                                                      "same-commit")
+    assert row.denominator == 4
+    assert (row.amd_passed, row.amd_failed, row.amd_skipped, row.amd_missing) == (1, 1, 1, 1)
+    assert row.same_denominator_rate == pytest.approx(0.25)
+    assert row.nvidia_rate == 1.0 and row.gap == pytest.approx(0.75)
+    assert row.amd_plain_rate == pytest.approx(2 / 3)  # what a naive dashboard would show
+    assert (row.rate_lo, row.rate_hi) == pytest.approx(wilson(1, 4))
+    rolled = frames.pass_rate_parity(build.engine, by="hardware")
+    assert rolled.iloc[0].same_denominator_rate == pytest.approx(0.25)
+
+
+def test_skip_only_on_amd(build):
+    build.tests("h100", dict(a="passed", c="passed", g="skipped"), reasons={"g": "requires 8 GPUs"})
+    build.tests("mi300x", dict(a="passed", c="skipped", g="skipped"),
+                reasons={"c": "skipIfRocm: flaky on ROCm", "g": "requires 8 GPUs"})
+    m = frames.test_matrix(build.engine).set_index("parity_key")
+    assert m.loc["tests.kernels::c", "quadrant"] == "amd-only skip"
+    assert m.loc["tests.kernels::a", "quadrant"] == "both pass"
+    assert m.loc["tests.kernels::g", "quadrant"] == "other"  # skipped on both: not AMD's fault
+    skips = frames.skip_parity(build.engine)
+    amd = skips[(skips.vendor == "amd")].set_index("skip_category")
+    assert amd.loc["vendor_amd", "skips"] == 1 and amd.loc["vendor_amd", "vendor_gated"]
+    assert amd.loc["vendor_amd", "ran_on_reference"] == 1
+    assert amd.loc["hardware", "ran_on_reference"] == 0
+
+
+def test_commit_alignment(sbuild):
+    # AMD ran commit X on day 2. NVIDIA ran X on day 1 and Y on day 2: same commit wins
+    # even though Y is nearer in time.
+    sbuild.tests("h100", dict(a="passed"), run="n1", commit="X", day=1)
+    sbuild.tests("h100", dict(a="failed"), run="n2", commit="Y", day=2)
+    sbuild.tests("mi300x", dict(a="passed"), run="a1", commit="X", day=2)
+    # another suite: no same commit, nearest reference within the window
+    sbuild.tests("h100", dict(b="passed"), suite="models", run="n3", commit="P", day=1)
+    sbuild.tests("mi300x", dict(b="passed"), suite="models", run="a2", commit="Q", day=2)
+    # a third: the only reference run is too old
+    sbuild.tests("h100", dict(c="passed"), suite="old", run="n4", commit="R", day=-10)
+    sbuild.tests("mi300x", dict(c="passed"), suite="old", run="a3", commit="S", day=2)
+    df = frames.pass_rate_parity(sbuild.engine).set_index("suite")
+    assert df.loc["kernels", "alignment"] == "same-commit"
+    assert df.loc["kernels", "ref_commit"] == "X"
+    assert df.loc["kernels", "staleness_h"] == pytest.approx(24)
+    assert df.loc["kernels", "nvidia_rate"] == 1.0
+    assert df.loc["models", "alignment"] == "nearest"
+    assert df.loc["models", "staleness_h"] == pytest.approx(24)
+    assert df.loc["old", "alignment"] == "none" and df.loc["old", "denominator"] == 0
+    assert math.isnan(df.loc["old", "same_denominator_rate"])
+
+
+def test_trend_has_one_row_per_amd_run(sbuild):
+    for day in range(3):
+        sbuild.tests("h100", dict(a="passed", b="passed"), run=f"r{day}", commit=f"c{day}",
+                     day=day)
+        sbuild.tests("mi300x", dict(a="passed", b="failed" if day else "passed"),
+                     run=f"r{day}", commit=f"c{day}", day=day)
+    df = frames.pass_rate_parity(sbuild.engine, latest=False)
+    assert list(df["same_denominator_rate"]) == [1.0, 0.5, 0.5]
+    week = frames.pass_rate_parity(sbuild.engine, latest=False, since="2026-11-03")
+    assert len(week) == 2
+
+
+def test_amd_only_failures_streak(sbuild):
+    for day in range(5):
+        sbuild.tests("h100", dict(a="passed", b="passed"), run=f"r{day}", commit=f"c{day}",
+                     day=day)
+        sbuild.tests("mi300x", dict(a="failed" if day >= 2 else "passed", b="passed"),
+                     run=f"r{day}", commit=f"c{day}", day=day,
+                     messages={"a": f"HIP error {day}"})
+    df = frames.amd_only_failures(sbuild.engine)
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row.parity_key == "tests.kernels::a" and row.streak == 3
+    assert row.first_failing == pd.Timestamp("2026-11-04 02:00")
+    assert row.last_message == "HIP error 4"
+
+
+def test_performance_ratio_with_known_interval(sbuild):
+    amd = [90.0, 100.0, 110.0, 95.0]
+    nv = [50.0, 52.0, 48.0]
+    for i, v in enumerate(amd):
+        sbuild.bench("mi300x", v, run=f"a{i}", day=i)
+    for i, v in enumerate(nv):
+        sbuild.bench("h100", v, run=f"n{i}", day=i)
+    # a lower-is-better metric is oriented so that above 1 still means AMD is better
+    for i in range(3):
+        sbuild.bench("mi300x", 20.0, metric="median_tpot_ms", direction="lower", run=f"a{i}",
+                     day=i)
+        sbuild.bench("h100", 10.0, metric="median_tpot_ms", direction="lower", run=f"n{i}",
+                     day=i)
+    df = frames.performance_parity(sbuild.engine).set_index("metric")
+    row = df.loc["total_token_throughput"]
+    la, lb = np.log(amd), np.log(nv)
+    va, vb = la.var(ddof=1) / len(la), lb.var(ddof=1) / len(lb)
+    dof = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
+    half = stats.t.ppf(0.975, dof) * math.sqrt(va + vb)
+    centre = la.mean() - lb.mean()
+    assert row.ratio == pytest.approx(math.exp(centre))
+    assert (row.ratio_lo, row.ratio_hi) == pytest.approx((math.exp(centre - half),
+                                                          math.exp(centre + half)))
+    assert (row.amd_runs, row.nvidia_runs) == (4, 3)
+    assert row.config == "fp8 tp8 1024/1024 c8"  # matched although the configs name their hw
+    tpot = df.loc["median_tpot_ms"]
+    assert tpot.ratio == pytest.approx(2.0) and tpot.perf_ratio == pytest.approx(0.5)
+    summary = frames.performance_summary(sbuild.engine).set_index("metric")
+    assert summary.loc["median_tpot_ms", "geomean"] == pytest.approx(0.5)
+
+
+def test_pareto_frontier(sbuild):
+    # (concurrency, throughput, tpot ms): c16 is dominated by c8 (less throughput, slower)
+    for conc, tput, tpot in ((4, 800.0, 10.0), (8, 1600.0, 20.0), (16, 1500.0, 25.0)):
+        sbuild.bench("mi300x", tput, concurrency=conc,
+                     also={"median_tpot_ms": (tpot, "lower")})
+    df = frames.pareto(sbuild.engine).set_index("concurrency")
+    assert df.loc[4, "throughput_per_gpu"] == pytest.approx(100.0)  # tp8
+    assert df.loc[4, "interactivity"] == pytest.approx(100.0)
+    assert list(df["frontier"]) == [True, True, False]
+
+
+def test_accuracy_cliff_and_ordinary_noise(sbuild):
+    amd = {1: 0.94, 8: 0.935, 16: 0.925, 32: 0.94, 64: 0.80, 128: 0.938}
+    nv = {c: 0.94 for c in amd}
+    sbuild.accuracy("mi355x", amd)
+    sbuild.accuracy("b200", nv)
+    df = frames.accuracy_parity(sbuild.engine).set_index("concurrency")
+    assert list(df.index[df["cliff"]]) == [64]
+    assert df.loc[64, "cliff_reason"] == "below other concurrencies and below NVIDIA"
+    assert not df.loc[16, "cliff"]  # 1.5 points at n=1,319 is noise
+    assert df.loc[64, "amd_hi"] < df.loc[64, "nvidia_lo"]
+    assert df.loc[64, "amd_n"] == 1319
+    found = frames.regressions(sbuild.engine)
+    cliffs = found[found["status"] == "cliff"]
+    assert len(cliffs) == 1 and cliffs.iloc[0]["hardware"] == "mi355x"
+
+
+def test_regressions_find_a_step_and_a_new_failure(sbuild):
+    rng = np.random.default_rng(3)
+    for day in range(30):
+        level = 100.0 if day < 20 else 90.0
+        sbuild.bench("mi300x", level * (1 + rng.normal(0, 0.01)), run=f"r{day}", day=day)
+        sbuild.bench("h100", 80 * (1 + rng.normal(0, 0.01)), run=f"r{day}", day=day)
+        sbuild.tests("mi300x", dict(a="failed" if day >= 26 else "passed", b="passed"),
+                     run=f"r{day}", commit=f"c{day}", day=day)
+    df = frames.regressions(sbuild.engine)
+    perf = df[df["kind"] == "performance"]
+    assert len(perf) == 1
+    row = perf.iloc[0]
+    assert row.status == "regression" and row.hardware == "mi300x"
+    assert row.when == pd.Timestamp("2026-11-22 02:00")  # day 20
+    assert row["size"] == pytest.approx(-0.10, abs=0.02)
+    tests = df[df["kind"] == "test"]
+    assert list(tests["subject"]) == ["tests.kernels::a"]
+    assert tests.iloc[0]["when"] == pd.Timestamp("2026-11-28 02:00")
+    # the window filters findings by when they happened
+    assert frames.regressions(sbuild.engine, since="2026-11-25")["kind"].tolist() == ["test"]
+
+
+def test_flaky_tests_are_vendor_aware(sbuild):
+    for day in range(6):
+        # "r" fails then passes on rerun on AMD only; "s" is flaky on both; "t" broke for good
+        sbuild.tests("mi300x", dict(r="passed", s="failed" if day % 2 else "passed",
+                                    t="failed" if day >= 3 else "passed"),
+                     run=f"r{day}", commit=f"c{day}", day=day, reruns={"r": 1})
+        sbuild.tests("h100", dict(r="passed", s="passed" if day % 2 else "failed",
+                                  t="passed"), run=f"r{day}", commit=f"c{day}", day=day)
+        # a second attempt of the same commit on NVIDIA flips "s"
+        sbuild.tests("h100", dict(s="passed" if day % 2 == 0 else "failed"), run=f"r{day}",
+                     commit=f"c{day}", day=day, attempt=2)
+        sbuild.tests("mi300x", dict(s="passed" if day % 2 else "failed"), run=f"r{day}",
+                     commit=f"c{day}", day=day, attempt=2)
+    df = frames.flaky_tests(sbuild.engine)
+    labels = df.groupby("parity_key")["label"].first()
+    assert labels["tests.kernels::r"] == "amd-only"
+    assert labels["tests.kernels::s"] == "shared"
+    assert "tests.kernels::t" not in labels  # a deterministic break is not flaky
+    s = df[(df.parity_key == "tests.kernels::s") & (df.vendor == "amd")].iloc[0]
+    assert s.same_commit_mixed == 6
+
+
+def test_coverage_gaps(sbuild):
+    sbuild.tests("h100", dict(a="passed"), suite="kernels")
+    sbuild.tests("h100", dict(b="passed"), suite="spec_decode")
+    sbuild.tests("mi300x", dict(a="passed"), suite="kernels")
+    sbuild.tests("gfx1250-dcgpu-1", {}, suite="build")
+    sbuild.accuracy("h100", {8: 0.94})
+    sbuild.tests("h100", dict(a="passed"), suite="kernels", run="r0", day=-20)
+    sbuild.tests("mi300x", dict(z="passed"), suite="legacy", run="r0", day=-20)
+    df = frames.coverage(sbuild.engine)
+    got = set(zip(df["finding"], df["suite"], df["hardware"]))
+    assert ("no AMD lane", "spec_decode", "") in got
+    assert ("builds but runs no tests", "", "mi455x") in got
+    assert ("no accuracy gate", "", "mi300x") in got
+    assert ("stale", "legacy", "mi300x") in got
+    assert ("no AMD lane", "kernels", "") not in got
+
+
+def test_fleet(sbuild):
+    for i, q in enumerate((10.0, 20.0, 30.0)):
+        sbuild.tests("mi300x", dict(a="passed"), suite=f"s{i}", queue_min=q)
+    sbuild.runners([("mi300x", "online", True), ("mi300x", "online", False),
+                    ("mi300x", "offline", False), ("h100", "online", False)])
+    df = frames.fleet(sbuild.engine).set_index("hardware")
+    assert df.loc["mi300x", ["runners", "online", "busy", "idle", "offline", "jobs"]].tolist() \
+        == [3, 2, 1, 1, 1, 3]
+    assert df.loc["mi300x", "queue_p50_min"] == pytest.approx(20.0)
+    assert df.loc["h100", "jobs"] == 0
+
+
+VIEWS = ["pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity", "coverage",
+         "performance_parity", "performance_summary", "pareto", "accuracy_parity",
+         "regressions", "flaky_tests", "fleet", "scorecard"]
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_on_an_empty_or_missing_store(view, tmp_path, sqlite_engine):
+    missing = getattr(frames, view)(tmp_path / "nothing-here.db")
+    assert missing.empty and len(missing.columns) > 0
+    chart = getattr(charts, view)(missing).to_dict()  # validated against the Vega-Lite schema
+    assert "$schema" in chart
+    assert getattr(frames, view)(sqlite_engine).empty
+
+
+def test_filters(sbuild):
+    sbuild.tests("h100", dict(a="passed"), fw="sglang")
+    sbuild.tests("mi300x", dict(a="passed"), fw="sglang")
+    sbuild.tests("h100", dict(a="passed"))
+    sbuild.tests("mi355x", dict(a="passed"))
+    sbuild.tests("b200", dict(a="passed"))
+    assert set(frames.pass_rate_parity(sbuild.engine, framework="sglang")["framework"]) == \
+        {"sglang"}
+    assert set(frames.pass_rate_parity(sbuild.engine, hardware="mi355x")["amd_hardware"]) == \
+        {"mi355x"}
+    pinned = frames.pass_rate_parity(sbuild.engine, framework="vllm", pairs={"mi355x": "h100"})
+    assert pinned.iloc[0]["nvidia_hardware"] == "h100"
+    assert frames.pass_rate_parity(sbuild.engine, week="2026-W40").empty
+    assert len(frames.pass_rate_parity(sbuild.engine, week="2026-W45")) == 2
+    with pytest.raises(ValueError, match="ISO week"):
+        frames.pass_rate_parity(sbuild.engine, week="last week")
