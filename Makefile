@@ -27,6 +27,8 @@ test: install
 ## Benchmarks print ratios against a floor measured in the same run.
 bench: install
 	$(BIN)/python benchmarks/ingest_junit.py
+	$(BIN)/python benchmarks/detector.py
+	$(BIN)/python benchmarks/views.py
 
 clean:
 	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm
