@@ -83,3 +83,21 @@ def test_notebook_executes(name, demo_db, monkeypatch):
               if o.output_type == "error"]
     assert not errors
     assert os.environ["PARITY_DB_URL"].endswith("demo.db")
+
+
+def test_views_open_the_store_read_only(demo_db, tmp_path):
+    """A path or URL is opened with SQLite mode=ro: the views work on a file nobody may
+    write, and a write through their engine fails."""
+    import shutil
+
+    from sqlalchemy import text
+
+    from dashboard import tables
+
+    copy = tmp_path / "ro.db"
+    shutil.copy(demo_db, copy)
+    copy.chmod(0o444)
+    assert not frames.pass_rate_parity(copy, framework="vllm").empty
+    with pytest.raises(Exception, match="readonly|read-only"):
+        with tables.open_store(copy).begin() as conn:
+            conn.execute(text("DELETE FROM ci_run"))
