@@ -83,8 +83,26 @@ def cmd_summary(args) -> int:
         return 0
     df = df.assign(run_at=df["run_at"].dt.strftime("%Y-%m-%d"), commit=df["commit"].str[:10],
                    pass_rate=(df["pass_rate"] * 100).round(1))
+    parity = frames.pass_rate_parity(args.db, framework=args.framework, by="hardware")
+    found = frames.regressions(args.db, framework=args.framework,
+                               kinds=("performance", "accuracy"))
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(df.to_string(index=False))
+        if not parity.empty:
+            print("\nsame-denominator pass rate (AMD on the tests its NVIDIA reference ran), %")
+            cols = ["framework", "amd_hardware", "nvidia_hardware", "denominator",
+                    "same_denominator_rate", "nvidia_rate"]
+            out = parity[cols].copy()
+            for c in ("same_denominator_rate", "nvidia_rate"):
+                out[c] = (out[c] * 100).round(1)
+            print(out.to_string(index=False))
+        open_ = found[found["status"].isin(["regression", "cliff", "drop"])]
+        if not open_.empty:
+            print("\nperformance regressions and accuracy cliffs")
+            out = open_[["status", "framework", "hardware", "subject", "when", "size"]].copy()
+            out["when"] = out["when"].dt.strftime("%Y-%m-%d")
+            out["size"] = (out["size"] * 100).round(1).astype(str) + " %"
+            print(out.head(10).to_string(index=False))
     return 0
 
 
