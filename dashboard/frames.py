@@ -183,8 +183,9 @@ def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, 
     return out
 
 
-def _bench_values(store, framework, model, metric, when) -> pd.DataFrame:
-    bench = tables.benchmarks(tables.open_store(store), framework=_names(framework), when=when)
+def _bench_values(store, framework, model, metric, when, latest=False) -> pd.DataFrame:
+    bench = tables.benchmarks(tables.open_store(store), framework=_names(framework), when=when,
+                              latest=latest)
     if model:
         bench = bench[bench["model"].isin(_names(model))]
     if metric:
@@ -218,7 +219,7 @@ def pareto(store: Store = None, *, framework=None, hardware=None, model=None, si
     """Throughput per GPU against interactivity (tok/s/user) per hardware, framework and
     precision, from each group's latest run, with the Pareto frontier marked."""
     when = period(since, until, week)
-    out = performance.pareto(_bench_values(store, framework, model, None, when))
+    out = performance.pareto(_bench_values(store, framework, model, None, when, latest=True))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, create_engine, func, inspect, select
+from sqlalchemy import Engine, and_, create_engine, func, inspect, select
 from sqlalchemy.engine import make_url
 
 from dashboard.period import Period
@@ -151,7 +151,24 @@ def results(engine: Engine, job_pks: Iterable[int],
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
 
 
-def _metric_frame(engine: Engine, model, columns, framework, when) -> pd.DataFrame:
+def _latest_runs(stmt, m, framework, when):
+    """Keep only each (framework, hardware, model, precision, ISL, OSL) group's latest run,
+    decided in SQL so that a long history is not read to keep one run of it."""
+    key = [func.coalesce(Framework.name, "other"), func.coalesce(CiJob.hardware_id, -1),
+           m.model, m.precision, func.coalesce(m.isl, -1), func.coalesce(m.osl, -1)]
+    sub = (select(*[k.label(f"k{i}") for i, k in enumerate(key)],
+                  func.max(CiRun.created_at).label("latest"))
+           .select_from(m).join(CiJob, CiJob.id == m.job_pk)
+           .join(CiRun, CiRun.id == CiJob.run_pk)
+           .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+           .group_by(*key))
+    sub = _window(_frameworks(sub, framework), CiRun.created_at, when).subquery()
+    return stmt.join(sub, and_(*(k == sub.c[f"k{i}"] for i, k in enumerate(key)),
+                               CiRun.created_at == sub.c.latest))
+
+
+def _metric_frame(engine: Engine, model, columns, framework, when,
+                  latest: bool = False) -> pd.DataFrame:
     stmt = (
         select(*columns, model.job_pk,
                Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
@@ -164,6 +181,8 @@ def _metric_frame(engine: Engine, model, columns, framework, when) -> pd.DataFra
         .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
     )
     stmt = _window(_frameworks(stmt, framework), CiRun.created_at, when)
+    if latest:
+        stmt = _latest_runs(stmt, model, framework, when)
     df = _read(engine, stmt)
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
@@ -173,15 +192,17 @@ def _metric_frame(engine: Engine, model, columns, framework, when) -> pd.DataFra
     return df.drop(columns=["sku", "arch", "raw_name"])
 
 
-def benchmarks(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
-    """Numeric benchmark values with their config columns, hardware and run."""
+def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
+               latest: bool = False) -> pd.DataFrame:
+    """Numeric benchmark values with their config columns, hardware and run. `latest` keeps
+    only each framework × hardware × model × precision × ISL/OSL group's latest run."""
     m = BenchmarkMetric
     cols = [m.artifact_pk, m.record_no, m.benchmark, m.model, m.metric, m.statistic, m.unit,
             m.direction, m.value, m.config, m.config_key, m.precision, m.tp, m.ep, m.dp, m.pp,
             m.isl, m.osl, m.concurrency, m.request_rate, m.batch_size]
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
-    df = _metric_frame(engine, m, cols, framework, when)
+    df = _metric_frame(engine, m, cols, framework, when, latest)
     return df[df["value"].notna()].reset_index(drop=True)
 
 
