@@ -6,6 +6,8 @@ import json
 
 import pandas as pd
 
+from db.hardware import vocabulary
+
 POOL = ["vendor", "hardware"]
 
 
@@ -51,5 +53,5 @@ def _labels(values: pd.Series) -> str:
             seen.update(json.loads(text))
         except ValueError:
             continue
-    seen -= {"self-hosted", "linux", "x64", "X64", "Linux"}
-    return ", ".join(sorted(seen))
+    generic = vocabulary().generic  # the labels that say nothing about the hardware
+    return ", ".join(sorted(label for label in seen if label.lower() not in generic))

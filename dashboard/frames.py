@@ -72,8 +72,6 @@ def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
     aligned = outcomes.align(pd.concat([amd_in_window, jobs[jobs["vendor"] != "amd"]]),
                              _reference(pairs), latest=latest, window_hours=align_hours)
     aligned = _only_amd(aligned, hardware)
-    if aligned.empty:
-        return aligned, tables.results(tables.open_store(store), [])
     job_pks = [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
     return aligned, tables.results(tables.open_store(store), job_pks)
 
@@ -155,8 +153,7 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
     owner = latest[outcomes.LANE + ["vendor", "job_pks"]].explode("job_pks") \
         .rename(columns={"job_pks": "job_pk"})
-    res = tables.results(tables.open_store(store), owner["job_pk"]) if not owner.empty \
-        else tables.results(tables.open_store(store), [])
+    res = tables.results(tables.open_store(store), owner["job_pk"])
     tests = outcomes.reduce_tests(res.merge(owner.astype({"job_pk": int}), on="job_pk"),
                                   outcomes.LANE + ["vendor"])
     matrix = test_matrix(store, framework=framework, suite=suite, since=since, until=until,

@@ -22,6 +22,9 @@ RAN = ("passed", "failed", "error")
 FAILED = ("failed", "error")
 
 Pairing = Callable[[str, set[str]], str | None]
+ALIGN_COLUMNS = ["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_run_pk",
+                 "amd_commit", "amd_run_at", "amd_jobs", "amd_url", "ref_run_pk", "ref_commit",
+                 "ref_run_at", "ref_jobs", "alignment", "staleness_h"]
 
 
 def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
@@ -71,7 +74,7 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
                            ref_run_at=ref["run_at"], ref_jobs=ref["job_pks"],
                            staleness_h=abs((r.run_at - ref["run_at"]).total_seconds()) / 3600)
             rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=ALIGN_COLUMNS)
 
 
 def reduce_tests(results: pd.DataFrame, by: list[str]) -> pd.DataFrame:
