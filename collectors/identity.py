@@ -56,3 +56,23 @@ class ParityKeys:
             folded = self._classes[classname] = self._fold(classname)
         name = self._fold(full_name)
         return f"{folded}::{name}" if classname else name
+
+
+_PYTORCH_SHARD = re.compile(r"\btest \(([\w.-]+),\s*\d+,\s*\d+")
+_PARENS = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_VENDOR_WORDS = re.compile(r"(?<![a-z0-9])(?:amd|rocm|hip|nvidia|cuda|\{gpu\})(?![a-z0-9])")
+
+
+def suite_of_job(job_name: str, vocab: Vocabulary) -> str:
+    """A vendor-neutral suite name from a CI job name, so both vendors' jobs of one suite
+    meet: PyTorch's `… / test (inductor, 1, 2, linux.rocm.gpu.gfx942.1)` gives `inductor`;
+    other names lose their parenthesised shard and runner parts and every vendor or
+    hardware token (`unit-test-backend-1-gpu-amd (linux-mi300-gpu-1, 0)` gives
+    `unit-test-backend-1-gpu`). A `parity-manifest.json` suite overrides this."""
+    last = job_name.rsplit(" / ", 1)[-1]
+    shard = _PYTORCH_SHARD.search(last)
+    if shard:
+        return shard.group(1).lower()
+    text = _VENDOR_WORDS.sub(" ", vocab.fold(_PARENS.sub(" ", last)).lower())
+    words = [w for w in re.split(r"[\s_/]+", text) if w]
+    return re.sub(r"-{2,}", "-", "-".join(words)).strip("-")[:200]

@@ -77,11 +77,16 @@ def infer_framework(result: ParseResult, name: str) -> str:
         for token, framework in _FRAMEWORK_HINTS:
             if token in fw:
                 return framework
+    return framework_in_name(name) or "other"
+
+
+def framework_in_name(name: str) -> str | None:
+    """The framework a path or repository name names as a word (`vllm-project/vllm`)."""
     lowered = name.lower()
     for token, framework in _FRAMEWORK_HINTS:
         if re.search(rf"(?<![a-z]){token}(?![a-z])", lowered):
             return framework
-    return "other"
+    return None
 
 
 class Ingester:
@@ -106,7 +111,7 @@ class Ingester:
         for blob in expand(paths, self.settings, reject):
             try:
                 outcome = self._one(blob, options)
-            except _Reject as exc:
+            except FileRejected as exc:
                 reject(blob.name, exc.reason, blob.sha256, exc.format)
                 continue
             finally:
@@ -114,39 +119,48 @@ class Ingester:
             report.files.append(outcome)
         return report
 
-    def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+    def parse(self, blob: Blob, format: str | None = None):
+        """Detect and parse one blob: (result, format), or the reason it was skipped (a
+        file of no known format that nobody named). Raises `FileRejected`."""
         limit = self.settings.max_file_bytes
         if blob.size > limit:
-            raise _Reject(f"file is {blob.size} bytes, over the {limit}-byte limit")
+            raise FileRejected(f"file is {blob.size} bytes, over the {limit}-byte limit")
         if blob.size == 0:
-            raise _Reject("empty file")
+            raise FileRejected("empty file")
         with blob.opener() as f:  # one read gives the detection head and the digest
             head = f.read(HEAD_BYTES)
             if not blob.sha256:
                 blob.sha256 = file_sha256(f, head)
-        fmt_name = options.format
+        fmt_name = format
         try:
             if fmt_name is None:
                 fmt_name = detect(head, blob.name, lambda: self._read_all(blob))
             fmt = FORMATS.get(fmt_name)
             if fmt is None:
-                raise _Reject(f"unknown format '{fmt_name}' (known: {', '.join(FORMATS)})")
+                raise FileRejected(f"unknown format '{fmt_name}' (known: {', '.join(FORMATS)})")
             if not fmt.streaming and blob.size > self.settings.max_json_bytes:
-                raise _Reject(f"{fmt.name} file is {blob.size} bytes, over the "
-                              f"{self.settings.max_json_bytes}-byte limit for whole-file formats",
-                              fmt.name)
+                raise FileRejected(f"{fmt.name} file is {blob.size} bytes, over the "
+                                   f"{self.settings.max_json_bytes}-byte limit for whole-file "
+                                   f"formats", fmt.name)
             with blob.opener() as f:
                 result = run_parser(fmt, f, blob.name)
         except NotRecognised as exc:
-            if blob.explicit or options.format:
-                raise _Reject(str(exc)) from None
-            return FileOutcome(blob.name, "skipped", reason=str(exc))
+            if blob.explicit or format:
+                raise FileRejected(str(exc)) from None
+            return str(exc)
         except ParseError as exc:
-            raise _Reject(str(exc), fmt_name or "") from None
+            raise FileRejected(str(exc), fmt_name or "") from None
         except MemoryError:
-            raise _Reject("out of memory while parsing", fmt_name or "") from None
+            raise FileRejected("out of memory while parsing", fmt_name or "") from None
         except RecursionError:
-            raise _Reject("structure nested too deeply", fmt_name or "") from None
+            raise FileRejected("structure nested too deeply", fmt_name or "") from None
+        return result, fmt
+
+    def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+        parsed = self.parse(blob, options.format)
+        if isinstance(parsed, str):
+            return FileOutcome(blob.name, "skipped", reason=parsed)
+        result, fmt = parsed
         prov = self._provenance(blob, result, options)
         art = ArtifactInfo(path=blob.name, sha256=blob.sha256, size_bytes=blob.size,
                            format=fmt.name, parser_version=fmt.version, name=blob.archive_name)
@@ -161,7 +175,7 @@ class Ingester:
 
     def _read_all(self, blob: Blob) -> bytes:
         if blob.size > self.settings.max_json_bytes:
-            raise _Reject(f"file is {blob.size} bytes, over the {self.settings.max_json_bytes}"
+            raise FileRejected(f"file is {blob.size} bytes, over the {self.settings.max_json_bytes}"
                           f"-byte limit for whole-file formats")
         with blob.opener() as f:
             return f.read()
@@ -193,7 +207,7 @@ class Ingester:
             framework=framework, hardware=hardware)
 
 
-class _Reject(Exception):
+class FileRejected(Exception):
     def __init__(self, reason: str, format: str = ""):
         super().__init__(reason)
         self.reason = reason

@@ -1,12 +1,56 @@
-"""Collector settings from `PARITY_*` environment variables: the limits that keep a hostile
-or absurd input from exhausting memory or disk."""
+"""Collector settings from `PARITY_*` environment variables (and the GitHub token): the limits
+that keep a hostile or absurd input from exhausting memory or disk, and how the GitHub
+collector paces itself."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 MiB = 1024 * 1024
+
+
+class Secret:
+    """A token that cannot leak by accident: its repr and str are masked."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+def read_token(env: Mapping[str, str] | None = None, token_file: str | None = None) -> Secret | None:
+    """The GitHub token: `--token-file`, else `GITHUB_TOKEN`, else `GH_TOKEN`; None when unset
+    (public repositories work without one, within the lower rate limit)."""
+    env = os.environ if env is None else env
+    if token_file:
+        value = Path(token_file).read_text(encoding="utf-8").strip()
+    else:
+        value = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
+    return Secret(value) if value else None
+
+
+_INT = (("max_file_bytes", "PARITY_MAX_FILE_BYTES"),
+        ("max_json_bytes", "PARITY_MAX_JSON_BYTES"),
+        ("max_archive_members", "PARITY_MAX_ARCHIVE_MEMBERS"),
+        ("max_archive_bytes", "PARITY_MAX_ARCHIVE_BYTES"),
+        ("max_compression_ratio", "PARITY_MAX_COMPRESSION_RATIO"),
+        ("max_download_bytes", "PARITY_GITHUB_MAX_DOWNLOAD_BYTES"),
+        ("retries", "PARITY_GITHUB_RETRIES"),
+        ("since_days", "PARITY_GITHUB_SINCE_DAYS"),
+        ("tail_runs", "PARITY_GITHUB_TAIL_RUNS"))
+_FLOAT = (("backoff_s", "PARITY_GITHUB_BACKOFF_S"),
+          ("secondary_wait_s", "PARITY_GITHUB_SECONDARY_WAIT_S"),
+          ("timeout_s", "PARITY_GITHUB_TIMEOUT_S"))
 
 
 @dataclass(frozen=True)
@@ -17,16 +61,27 @@ class Settings:
     max_archive_bytes: int = 8192 * MiB  # uncompressed total of one archive
     max_compression_ratio: int = 200  # a member expanding more than this is a zip bomb
     spool_bytes: int = 64 * MiB  # archive members larger than this go to a temp file
+    # GitHub collector
+    api_url: str = "https://api.github.com"
+    max_download_bytes: int = 2048 * MiB  # one artifact zip or job log
+    retries: int = 6  # per request, on 5xx, secondary limits, timeouts and broken downloads
+    backoff_s: float = 1.0  # first retry waits up to this (full jitter), doubling each time
+    secondary_wait_s: float = 60.0  # a secondary limit without retry-after waits this long
+    timeout_s: float = 30.0
+    since_days: int = 7  # how far back a scope's first sync reaches without --since
+    tail_runs: int = 300  # re-listed runs past which the checkpoint moves forward
+    token: Secret | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if env is None else env
-        values = {}
-        for field, var in (("max_file_bytes", "PARITY_MAX_FILE_BYTES"),
-                           ("max_json_bytes", "PARITY_MAX_JSON_BYTES"),
-                           ("max_archive_members", "PARITY_MAX_ARCHIVE_MEMBERS"),
-                           ("max_archive_bytes", "PARITY_MAX_ARCHIVE_BYTES"),
-                           ("max_compression_ratio", "PARITY_MAX_COMPRESSION_RATIO")):
+        values: dict = {}
+        for name, var in _INT:
             if env.get(var):
-                values[field] = int(env[var])
-        return cls(**values)
+                values[name] = int(env[var])
+        for name, var in _FLOAT:
+            if env.get(var):
+                values[name] = float(env[var])
+        if env.get("PARITY_GITHUB_API_URL"):
+            values["api_url"] = env["PARITY_GITHUB_API_URL"].rstrip("/")
+        return cls(token=read_token(env), **values)

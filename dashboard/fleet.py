@@ -27,7 +27,11 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
                                           idle=("idle", "sum"), offline=("offline", "sum"),
                                           last_seen=("seen_at", "max")))
     if not jobs.empty:
-        j = jobs.dropna(subset=["job_created", "job_started"])
+        # queue time means something only for a job a runner picked up (not a local
+        # ingest or an artifact the collector could tie to the run alone)
+        on_runner = (jobs["runner_name"].fillna("") != "") | \
+            ~jobs["runner_labels"].fillna("[]").isin(["", "[]"])
+        j = jobs[on_runner].dropna(subset=["job_created", "job_started"])
         wait = (j["job_started"] - j["job_created"]).dt.total_seconds() / 60
         j = j.assign(wait=wait.clip(lower=0))
         q = j.groupby(POOL)["wait"]

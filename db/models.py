@@ -300,3 +300,71 @@ class RunnerSnapshot(Base):
     busy: Mapped[bool] = mapped_column(Boolean, default=False)
     hardware_id: Mapped[int | None] = mapped_column(ForeignKey("hardware.id"))
     seen_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class CiArtifact(Base):
+    """A CI system's artifact archive (a GitHub Actions artifact) and what became of it:
+    `ingested`, `expired` (410 Gone), `too_large`, `rejected` (unreadable) or `empty` (no
+    result files). The result files inside are `artifact` rows; `mapped_by` says how the
+    archive was tied to a job: `manifest`, `job-id`, `label` or `run`."""
+
+    __tablename__ = "ci_artifact"
+    __table_args__ = (UniqueConstraint("run_pk", "artifact_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    run_pk: Mapped[int] = mapped_column(ForeignKey("ci_run.id", ondelete="CASCADE"))
+    job_pk: Mapped[int | None] = mapped_column(ForeignKey("ci_job.id", ondelete="SET NULL"))
+    artifact_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(300), default="")
+    size_bytes: Mapped[int] = mapped_column(BigInteger, default=0)
+    digest: Mapped[str] = mapped_column(String(100), default="")  # as GitHub reports it
+    sha256: Mapped[str] = mapped_column(String(64), default="")  # of the bytes downloaded
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str] = mapped_column(Text, default="")
+    mapped_by: Mapped[str] = mapped_column(String(16), default="")
+    files: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class SyncedRun(Base):
+    """A CI run attempt whose jobs, artifacts and logs are all stored. It is written in the
+    same transaction as the run's rows, so its presence means the run is complete and a
+    restarted sync skips it."""
+
+    __tablename__ = "synced_run"
+    __table_args__ = (UniqueConstraint("ci_system", "repository", "run_id", "attempt"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ci_system: Mapped[str] = mapped_column(String(32))
+    repository: Mapped[str] = mapped_column(String(200))
+    run_id: Mapped[str] = mapped_column(String(64))
+    attempt: Mapped[int] = mapped_column(Integer, default=1)
+    jobs: Mapped[int] = mapped_column(Integer, default=0)
+    artifacts: Mapped[int] = mapped_column(Integer, default=0)
+    synced_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class SyncCheckpoint(Base):
+    """How far a sync scope (API, repository, workflow, branch, event) has been collected:
+    every completed run created in [covered_from, tail_start) is stored; runs from
+    `tail_start` on are re-listed (conditionally) on every sync."""
+
+    __tablename__ = "sync_checkpoint"
+
+    scope: Mapped[str] = mapped_column(String(500), primary_key=True)
+    covered_from: Mapped[datetime] = mapped_column(DateTime)
+    tail_start: Mapped[datetime] = mapped_column(DateTime)
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class HttpValidator(Base):
+    """The ETag last seen for a list page URL, so that asking again costs nothing when
+    nothing changed, and the page's `next` link, which a bodiless 304 does not repeat.
+    Stored only once everything the page listed is stored."""
+
+    __tablename__ = "http_validator"
+
+    url: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    etag: Mapped[str] = mapped_column(String(200))
+    next_url: Mapped[str] = mapped_column(String(1000), default="")  # the page's Link rel=next
+    updated_at: Mapped[datetime] = mapped_column(DateTime)

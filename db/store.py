@@ -17,12 +17,16 @@ from db.models import (
     AccuracyMetric,
     Artifact,
     BenchmarkMetric,
+    CiArtifact,
     CiJob,
     CiRun,
     Framework,
     Hardware,
+    HttpValidator,
     IngestError,
     RunnerSnapshot,
+    SyncCheckpoint,
+    SyncedRun,
     TestCase,
     TestResult,
     TestSummary,
@@ -186,3 +190,59 @@ def add_runner_snapshots(conn: Connection, rows: Iterable[dict]) -> int:
     if rows:
         conn.execute(_insert(conn, RunnerSnapshot.__table__).on_conflict_do_nothing(), rows)
     return len(rows)
+
+
+def add_ci_artifact(conn: Connection, run_pk: int, artifact_id: str, **values: Any) -> None:
+    """Record an artifact archive and its outcome; seen again, its row is updated."""
+    table = CiArtifact.__table__
+    stmt = _insert(conn, table).values(run_pk=run_pk, artifact_id=artifact_id, **values)
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=["run_pk", "artifact_id"],
+        set_={k: stmt.excluded[k] for k in values}))
+
+
+def is_synced(conn: Connection, ci_system: str, repository: str, run_id: str,
+              attempt: int) -> bool:
+    t = SyncedRun.__table__
+    return conn.execute(select(t.c.id).where(
+        t.c.ci_system == ci_system, t.c.repository == repository, t.c.run_id == run_id,
+        t.c.attempt == attempt)).first() is not None
+
+
+def mark_synced(conn: Connection, ci_system: str, repository: str, run_id: str, attempt: int,
+                jobs: int, artifacts: int) -> None:
+    conn.execute(_insert(conn, SyncedRun.__table__).values(
+        ci_system=ci_system, repository=repository, run_id=run_id, attempt=attempt,
+        jobs=jobs, artifacts=artifacts, synced_at=utcnow()).on_conflict_do_nothing())
+
+
+def get_checkpoint(conn: Connection, scope: str) -> tuple[datetime, datetime] | None:
+    """(covered_from, tail_start) of a sync scope, or None before its first sync."""
+    t = SyncCheckpoint.__table__
+    row = conn.execute(select(t.c.covered_from, t.c.tail_start).where(t.c.scope == scope)).first()
+    return (row.covered_from, row.tail_start) if row else None
+
+
+def set_checkpoint(conn: Connection, scope: str, covered_from: datetime,
+                   tail_start: datetime) -> None:
+    table = SyncCheckpoint.__table__
+    stmt = _insert(conn, table).values(scope=scope, covered_from=covered_from,
+                                       tail_start=tail_start, updated_at=utcnow())
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=["scope"],
+        set_={k: stmt.excluded[k] for k in ("covered_from", "tail_start", "updated_at")}))
+
+
+def get_validator(conn: Connection, url: str) -> tuple[str, str] | None:
+    """(etag, next page url) last stored for a list page URL."""
+    t = HttpValidator.__table__
+    row = conn.execute(select(t.c.etag, t.c.next_url).where(t.c.url == url)).first()
+    return (row.etag, row.next_url) if row else None
+
+
+def set_validator(conn: Connection, url: str, etag: str, next_url: str = "") -> None:
+    table = HttpValidator.__table__
+    stmt = _insert(conn, table).values(url=url, etag=etag, next_url=next_url, updated_at=utcnow())
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=["url"], set_={k: stmt.excluded[k]
+                                      for k in ("etag", "next_url", "updated_at")}))
