@@ -29,6 +29,7 @@ bench: install
 	$(BIN)/python benchmarks/ingest_junit.py
 	$(BIN)/python benchmarks/detector.py
 	$(BIN)/python benchmarks/views.py
+	$(BIN)/python benchmarks/sync.py
 
 clean:
 	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm

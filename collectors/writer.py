@@ -154,6 +154,7 @@ class Writer:
         self.vocab = vocab
         self.parity_keys = ParityKeys(vocab)
         self._known_tests: set[int] = set()
+        self._jobs: dict[tuple, int] = {}  # provenance -> job pk, for files of one job
 
     def write(self, conn: Connection, result: ParseResult, prov: Provenance,
               art: ArtifactInfo) -> tuple[str, int]:
@@ -181,7 +182,18 @@ class Writer:
                                      hw.raw_name, hw.mapped)
 
     def ensure_job(self, conn: Connection, prov: Provenance) -> int:
-        """The job's primary key, creating its run, hardware and framework rows as needed."""
+        """The job's primary key, creating its run, hardware and framework rows as needed.
+        The same provenance again (the next file of a job) costs no query."""
+        key = tuple(tuple(v) if isinstance(v, list) else v for v in prov.__dict__.values())
+        found = self._jobs.get(key)
+        if found is not None:
+            return found
+        if len(self._jobs) > 10_000:
+            self._jobs.clear()
+        self._jobs[key] = pk = self._ensure_job(conn, prov)
+        return pk
+
+    def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
         hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)
         fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
                                        prov.image, prov.rocm_version, prov.cuda_version)
@@ -264,8 +276,9 @@ class Writer:
         store.add_summaries(conn, job_pk, {k: dict(v) for k, v in groups.items()})
 
     def forget_cache(self) -> None:
-        """Drop the known-test cache (after a rolled-back transaction)."""
+        """Drop the known-test and job caches (after a rolled-back transaction)."""
         self._known_tests.clear()
+        self._jobs.clear()
 
     def _common(self, rec, job_pk: int, art_pk: int) -> dict[str, Any]:
         cfg = rec.config

@@ -71,12 +71,13 @@ class _Hold:
 class FakeGitHub:
     def __init__(self, world: World | None = None, tokens: dict[str, int] | None = None, *,
                  limit: int = 5000, anon_limit: int = 60, prefix: str = "",
-                 faults: Faults | None = None):
+                 faults: Faults | None = None, port: int = 0):
         self.world = world or World()
         self.tokens = dict(tokens or {})  # token -> user id
         self.limit, self.anon_limit = limit, anon_limit
         self.prefix = prefix.rstrip("/")
         self.faults = faults or Faults()
+        self.port = port
         self.rng = random.Random(self.faults.seed)
         self.lock = threading.RLock()
         self.log: list[Logged] = []
@@ -91,7 +92,7 @@ class FakeGitHub:
     # -- lifecycle ----------------------------------------------------------------------------
 
     def start(self) -> "FakeGitHub":
-        self._api = _Server(("127.0.0.1", 0), _handler(self, api=True))
+        self._api = _Server(("127.0.0.1", self.port), _handler(self, api=True))
         self._blob = _Server(("127.0.0.1", 0), _handler(self, api=False))
         for server in (self._api, self._blob):
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
@@ -383,13 +384,15 @@ class _ApiHandler(_Base):
         base = self.fake.base_url
         if bits[:1] == ["orgs"] and len(bits) >= 4 and bits[2:4] == ["actions", "runners"]:
             return self._runners(f"org:{bits[1]}", bits[4:])
-        if bits[:1] != ["repos"] or len(bits) < 4:
+        if bits[:1] != ["repos"] or len(bits) < 3:
             raise _NotFound
         repo_name = f"{bits[1]}/{bits[2]}"
         repo = w.repos.get(repo_name)
         if repo is None or (repo.private and self.token is None):
             raise _NotFound
         rest = bits[3:]
+        if not rest and method == "GET":
+            return 200, w.repo_payload(repo, base), {}
         if method == "POST":
             if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
                 if self.token is None:

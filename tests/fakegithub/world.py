@@ -292,6 +292,9 @@ class World:
                              "head_branch": run.branch, "head_sha": run.head_sha},
         }
 
+    def repo_payload(self, repo: Repo, base: str) -> dict:
+        return _repository(repo, base, _user(repo.full_name.split("/")[0], base))
+
     @staticmethod
     def runner_payload(runner: Runner) -> dict:
         return {"id": runner.id, "name": runner.name, "os": runner.os, "status": runner.status,
