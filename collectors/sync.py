@@ -407,6 +407,8 @@ class GitHubSync:
         files = records = 0
 
         def reject(where: str, reason: str, sha: str = "", fmt: str = "") -> None:
+            if where == str(item.path):  # the archive itself cannot be opened
+                item.status, item.reason = "rejected", reason
             shown = where.replace(str(item.path), label)
             reason = " ".join(reason.split())[:1000]
             report.rejected.append(f"{shown}: {reason}")

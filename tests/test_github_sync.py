@@ -323,3 +323,96 @@ def _env(token: str = TOKEN) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PARITY_", "GITHUB_", "GH_"))}
     env.update(GITHUB_TOKEN=token, PARITY_GITHUB_BACKOFF_S="0.01", PYTHONPATH=str(ROOT))
     return env
+
+
+def test_hostile_and_oversized_artifacts_are_recorded_and_the_run_still_lands(sqlite_engine):
+    from tests.fakegithub import zip_bytes
+
+    w = World(now=END)
+    run = nightly(w, REPO, END)
+    w.add_artifact(run, "evil", {"../../etc/passwd.xml": "<testsuite/>",
+                                 "results/broken.xml": "<testsuite><testcase name='x'>",
+                                 "results/ok.xml": "<testsuite><testcase classname='t' name='ok'/></testsuite>"})
+    w.add_artifact(run, "not-a-zip", data=b"PK\x03\x04 this is not really a zip archive")
+    w.add_artifact(run, "bad-manifest", {"parity-manifest.json": "{not json",
+                                         "junit.xml": "<testsuite><testcase classname='t' name='m'/></testsuite>"})
+    import random
+    big = w.add_artifact(run, "huge", data=zip_bytes({"x.bin": random.Random(0).randbytes(200_000)}))
+    settings = replace(FAST, max_download_bytes=len(big.data) - 1)
+    with FakeGitHub(w, {TOKEN: 1}) as fake:
+        report = sync(sqlite_engine, fake, settings=settings)
+    assert report.runs_synced == 1 and not report.errors
+    reasons = "\n".join(report.rejected)
+    assert "path traversal" in reasons and "broken.xml" in reasons
+    assert "unreadable zip archive" in reasons and "not valid JSON" in reasons
+    assert all("\n" not in line for line in report.rejected)
+    snap = snapshot(sqlite_engine)
+    status = {r[2]: r[3] for r in snap["archives"]}
+    assert status["not-a-zip"] == "rejected" and status["huge"] == "too_large"
+    assert status["evil"] == "ingested"  # ok.xml still landed
+    assert len(snap["errors"]) == 4 and all(REPO in path for path, _ in snap["errors"])
+
+
+def test_the_tail_moves_forward_and_stays_free_to_resync(sqlite_engine, fake):
+    settings = replace(FAST, tail_runs=2)
+    first = sync(sqlite_engine, fake, settings=settings)
+    assert first.runs_synced == 3
+    with sqlite_engine.connect() as conn:
+        (start,) = conn.execute(text("SELECT tail_start FROM sync_checkpoint")).one()
+    pending = next(r for r in fake.world.runs.values() if r.status != "completed")
+    assert str(start).startswith(str(pending.created_at)[:10])  # held back by the open run
+    assert sync(sqlite_engine, fake, settings=settings).cost["points"] == 0
+    fake.world.finish(pending)
+    later = nightly(fake.world, REPO, END + timedelta(days=1))
+    third = sync(sqlite_engine, fake, settings=settings)
+    assert third.runs_synced == 2 and {later.id, pending.id} <= {
+        int(r[1]) for r in snapshot(sqlite_engine)["synced"]}
+
+
+def test_an_earlier_since_backfills_and_until_bounds_a_one_off_sync(sqlite_engine, fake):
+    runs = sorted(fake.world.runs.values(), key=lambda r: r.created_at)
+    mid = runs[1].created_at
+    first = sync(sqlite_engine, fake, since=mid)
+    assert first.runs_synced == 2  # the second and the re-run; the fourth is in progress
+    back = sync(sqlite_engine, fake, since=SINCE)
+    assert back.runs_synced == 1 and back.runs_already == 0
+    bounded = sync(sqlite_engine, fake, since=SINCE, until=mid)
+    # the same window as the backfill: its page answers 304
+    assert bounded.runs_synced == 0 and bounded.cost["points"] == 0
+    other = sync(sqlite_engine, fake, since=SINCE, until=mid + timedelta(seconds=1))
+    assert other.runs_listed == 2 and other.runs_already == 2 and other.runs_synced == 0
+    with sqlite_engine.connect() as conn:
+        (covered,) = conn.execute(text("SELECT covered_from FROM sync_checkpoint")).one()
+    assert str(covered).startswith("2026-11-01")
+
+
+def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise():
+    import io
+
+    from collectors.sync import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, plain = Tty(), io.StringIO()
+    for stream in (tty, plain):
+        p = Progress(stream)
+        p.add_total(4)
+        p.step("synced run 1")
+        p.step("synced run 2")
+        p.close()
+    assert "\r[" in tty.getvalue() and "2/4 runs" in tty.getvalue()
+    assert plain.getvalue() == "synced run 1\nsynced run 2\n"
+
+
+def test_token_sources(tmp_path):
+    from collectors.settings import read_token
+
+    f = tmp_path / "token"
+    f.write_text(TOKEN + "\n")
+    assert read_token({}, str(f)).reveal() == TOKEN
+    assert read_token({"GH_TOKEN": "b"}).reveal() == "b"
+    assert read_token({"GITHUB_TOKEN": "a", "GH_TOKEN": "b"}).reveal() == "a"
+    assert read_token({}) is None
+    assert TOKEN not in f"{read_token({}, str(f))!r} {read_token({}, str(f))}"
