@@ -7,7 +7,7 @@ same job changes nothing."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -18,6 +18,7 @@ from collectors.formats.records import ParseError, ParseResult
 from collectors.settings import Settings
 from collectors.sources import Blob, expand, file_sha256
 from collectors.writer import FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time
+from db import manifest as manifests
 from db import store
 from db.hardware import vocabulary
 from db.migrate import upgrade
@@ -108,15 +109,23 @@ class Ingester:
             with self.engine.begin() as conn:
                 store.record_ingest_error(conn, name, reason, sha, fmt)
 
-        for blob in expand(paths, self.settings, reject):
+        for path in paths:
             try:
-                outcome = self._one(blob, options)
-            except FileRejected as exc:
-                reject(blob.name, exc.reason, blob.sha256, exc.format)
-                continue
-            finally:
-                blob.close()
-            report.files.append(outcome)
+                opts = with_manifest(options, manifests.find(path))
+            except manifests.ManifestError as exc:
+                reject(f"{path}/{manifests.NAME}", str(exc))
+                opts = options
+            for blob in expand([path], self.settings, reject):
+                try:
+                    if Path(blob.name.split("!")[-1]).name == manifests.NAME:
+                        continue
+                    outcome = self._one(blob, opts)
+                except FileRejected as exc:
+                    reject(blob.name, exc.reason, blob.sha256, exc.format)
+                    continue
+                finally:
+                    blob.close()
+                report.files.append(outcome)
         return report
 
     def parse(self, blob: Blob, format: str | None = None):
@@ -205,6 +214,16 @@ class Ingester:
             head_sha=commit, branch=options.branch, run_created_at=when,
             run_completed_at=when, job_name=options.job or "", suite=options.suite,
             framework=framework, hardware=hardware)
+
+
+def with_manifest(options: IngestOptions, m: "manifests.Manifest | None") -> IngestOptions:
+    """The command line's options, with the blanks filled from a `parity-manifest.json`."""
+    if m is None:
+        return options
+    fill = {"framework": m.framework or None, "hardware": m.hardware or None,
+            "repo": m.repository, "run_id": m.run_id or None, "commit": m.commit,
+            "job": m.job_id or None, "suite": m.suite}
+    return replace(options, **{k: v for k, v in fill.items() if v and not getattr(options, k)})
 
 
 class FileRejected(Exception):

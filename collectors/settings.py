@@ -5,38 +5,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
+from db.secret import Secret, read_token
+
+__all__ = ["Secret", "Settings", "read_token"]
+
 MiB = 1024 * 1024
-
-
-class Secret:
-    """A token that cannot leak by accident: its repr and str are masked."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str):
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('***')"
-
-    __str__ = __repr__
-
-
-def read_token(env: Mapping[str, str] | None = None, token_file: str | None = None) -> Secret | None:
-    """The GitHub token: `--token-file`, else `GITHUB_TOKEN`, else `GH_TOKEN`; None when unset
-    (public repositories work without one, within the lower rate limit)."""
-    env = os.environ if env is None else env
-    if token_file:
-        value = Path(token_file).read_text(encoding="utf-8").strip()
-    else:
-        value = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
-    return Secret(value) if value else None
 
 
 _INT = (("max_file_bytes", "PARITY_MAX_FILE_BYTES"),

@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-import zipfile
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Callable, TextIO
 
 from sqlalchemy import Connection, Engine
 
-from collectors import manifest as manifests
+from db import manifest as manifests
 from collectors.github import Client, Gone, GitHubError, RateLimited, TooLarge, page_url
 from collectors.identity import suite_of_job
 from collectors.ingest import FileRejected, Ingester, framework_in_name, infer_framework
@@ -354,7 +353,9 @@ class GitHubSync:
                     with_results.add(job_id)
                 if not files and item.status == "ingested":
                     item.status = "empty"
-                    item.reason = item.reason or "no result files of a known format"
+                    ran_nothing = item.manifest is not None and item.manifest.status == "no-results"
+                    item.reason = item.reason or ("the job ran no test (its manifest says so)"
+                                                  if ran_nothing else "no result files of a known format")
             elif item.status == "expired":
                 report.artifacts_expired += 1
             elif item.status == "too_large":
@@ -492,18 +493,9 @@ def _worth_a_log(job: dict) -> bool:
 def _read_manifest(path: Path) -> tuple[manifests.Manifest | None, str]:
     """The artifact's `parity-manifest.json`, if any, and a problem with it."""
     try:
-        with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                if Path(info.filename).name == manifests.NAME and not info.is_dir():
-                    if info.file_size > manifests.MAX_BYTES:
-                        return None, f"{manifests.NAME} is over {manifests.MAX_BYTES} bytes"
-                    with zf.open(info) as f:
-                        return manifests.parse(f.read(manifests.MAX_BYTES + 1)), ""
+        return manifests.find(path), ""
     except manifests.ManifestError as exc:
         return None, str(exc)
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return None, ""  # the archive's own problems are reported when it is expanded
-    return None, ""
 
 
 _NUMBER = re.compile(r"\d{5,}")

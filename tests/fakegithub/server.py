@@ -16,6 +16,7 @@ downloads behind signed, expiring URLs, as GitHub's 302s do. The API
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import json
@@ -71,13 +72,17 @@ class _Hold:
 class FakeGitHub:
     def __init__(self, world: World | None = None, tokens: dict[str, int] | None = None, *,
                  limit: int = 5000, anon_limit: int = 60, prefix: str = "",
-                 faults: Faults | None = None, port: int = 0):
+                 faults: Faults | None = None, port: int = 0,
+                 permissions: dict[str, set[str]] | None = None):
         self.world = world or World()
         self.tokens = dict(tokens or {})  # token -> user id
         self.limit, self.anon_limit = limit, anon_limit
         self.prefix = prefix.rstrip("/")
         self.faults = faults or Faults()
         self.port = port
+        # token -> fine-grained permissions ("administration:write", ...); absent: all
+        self.permissions = dict(permissions or {})
+        self.issued: list[str] = []  # registration tokens and JIT configs handed out
         self.rng = random.Random(self.faults.seed)
         self.lock = threading.RLock()
         self.log: list[Logged] = []
@@ -249,6 +254,19 @@ class _ApiHandler(_Base):
     def do_POST(self) -> None:
         self._handle("POST")
 
+    def do_DELETE(self) -> None:
+        self._handle("DELETE")
+
+    def _body(self) -> dict:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            data = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            raise _Problem(400, "Problems parsing JSON")
+        if not isinstance(data, dict):
+            raise _Problem(400, "Problems parsing JSON")
+        return data
+
     # -- the common path: auth, version, faults, limits, conditional answers --------------------
 
     def _handle(self, method: str) -> None:
@@ -298,6 +316,9 @@ class _ApiHandler(_Base):
             status, body, headers = self._route(method, path)
         except _NotFound:
             status, body, headers = 404, {"message": "Not Found", "documentation_url": DOCS}, {}
+        except _Problem as exc:
+            status, body, headers = exc.status, {"message": exc.message,
+                                                 "documentation_url": DOCS}, exc.headers
         self._finish(method, status, body, headers)
 
     def _injected(self) -> bool:
@@ -383,7 +404,10 @@ class _ApiHandler(_Base):
         w = self.fake.world
         base = self.fake.base_url
         if bits[:1] == ["orgs"] and len(bits) >= 4 and bits[2:4] == ["actions", "runners"]:
-            return self._runners(f"org:{bits[1]}", bits[4:])
+            return self._runners(f"org:{bits[1]}", bits[4:], method)
+        if bits[:1] == ["orgs"] and bits[2:4] == ["actions", "runner-groups"] and method == "GET":
+            self._allowed("org:" + bits[1], write=False)
+            return self._paged("runner_groups", [dict(g) for g in w.groups(bits[1])])
         if bits[:1] != ["repos"] or len(bits) < 3:
             raise _NotFound
         repo_name = f"{bits[1]}/{bits[2]}"
@@ -393,6 +417,8 @@ class _ApiHandler(_Base):
         rest = bits[3:]
         if not rest and method == "GET":
             return 200, w.repo_payload(repo, base), {}
+        if rest[:2] == ["actions", "runners"]:
+            return self._runners(repo_name, rest[2:], method)
         if method == "POST":
             if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
                 if self.token is None:
@@ -477,19 +503,75 @@ class _ApiHandler(_Base):
             return self._runners(repo_name, rest[1:])
         raise _NotFound
 
-    def _runners(self, scope: str, rest: list[str]):
+    def _allowed(self, scope: str, write: bool) -> None:
+        """Fine-grained permissions, when the fake was given some for this token."""
         if self.token is None:
-            return 401, {"message": "Requires authentication", "documentation_url": DOCS}, {}
+            raise _Problem(401, "Requires authentication")
+        granted = self.fake.permissions.get(self.token)
+        if granted is None:
+            return
+        name = "organization_self_hosted_runners" if scope.startswith("org:") else "administration"
+        need = f"{name}:{'write' if write else 'read'}"
+        if need in granted or (not write and f"{name}:write" in granted):
+            return
+        raise _Problem(403, "Resource not accessible by personal access token",
+                       {"X-Accepted-GitHub-Permissions": need.replace(":", "=")})
+
+    def _runners(self, scope: str, rest: list[str], method: str = "GET"):
         w = self.fake.world
+        self._allowed(scope, write=method != "GET")
         runners = sorted((r for r in w.runners.values() if r.scope == scope), key=lambda r: r.id)
-        if not rest:
+        if method == "GET" and not rest:
             if self.query.get("name"):
                 runners = [r for r in runners if r.name == self.query["name"]]
             return self._paged("runners", [w.runner_payload(r) for r in runners])
-        runner = w.runners.get(_int(rest[0]))
+        if method == "POST" and rest in (["registration-token"], ["remove-token"]):
+            expires = (datetime.now(timezone.utc) + timedelta(hours=1)).replace(microsecond=0)
+            token = "A" + hashlib.sha1(uuid.uuid4().bytes).hexdigest()[:28].upper()
+            self.fake.issued.append(token)
+            return 201, {"token": token, "expires_at": expires.isoformat()}, {}
+        if method == "POST" and rest == ["generate-jitconfig"]:
+            return self._jit(scope, runners)
+        runner = w.runners.get(_int(rest[0])) if rest else None
         if runner is None or runner.scope != scope or len(rest) > 1:
             raise _NotFound
-        return 200, w.runner_payload(runner), {}
+        if method == "DELETE":
+            if runner.busy:
+                raise _Problem(422, f'Bad request - Runner "{runner.name}" is still running a job"')
+            del w.runners[runner.id]
+            return 204, None, {}
+        if method == "GET":
+            return 200, w.runner_payload(runner), {}
+        raise _NotFound
+
+    def _jit(self, scope: str, existing: list):
+        w = self.fake.world
+        data = self._body()
+        for key in ("name", "runner_group_id", "labels"):
+            if key not in data:
+                raise _Problem(422, f"Invalid input: object is missing required key: {key}")
+        labels = data["labels"]
+        if not isinstance(data["name"], str) or not data["name"]:
+            raise _Problem(422, "Invalid input: name must be a non-empty string")
+        if not isinstance(labels, list) or not 1 <= len(labels) <= 100 or \
+                not all(isinstance(x, str) and x for x in labels):
+            raise _Problem(422, "Invalid input: labels must hold 1 to 100 strings")
+        org = scope[4:] if scope.startswith("org:") else None
+        groups = {g["id"] for g in w.groups(org)} if org else {1}
+        if data["runner_group_id"] not in groups:
+            raise _NotFound
+        if any(r.name == data["name"] for r in existing):
+            raise _Problem(409, f"Already exists - A runner with the name {data['name']} already exists.")
+        runner = w.add_runner(scope, data["name"], labels, status="offline", os="unknown",
+                              ephemeral=True)
+        runner.group_id = data["runner_group_id"]
+        runner.version = None
+        config = {"runner_id": runner.id, "name": runner.name, "labels": labels,
+                  "work_folder": data.get("work_folder", "_work"),
+                  "secret": uuid.uuid4().hex}
+        encoded = base64.b64encode(json.dumps(config).encode()).decode()
+        self.fake.issued.append(encoded)
+        return 201, {"runner": w.runner_payload(runner), "encoded_jit_config": encoded}, {}
 
     def _list_runs(self, repo: str, workflow_id: int | None):
         w = self.fake.world
@@ -548,6 +630,12 @@ class _ApiHandler(_Base):
 
 class _NotFound(Exception):
     pass
+
+
+class _Problem(Exception):
+    def __init__(self, status: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers or {}
 
 
 def _int(text: str) -> int:

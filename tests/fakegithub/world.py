@@ -112,6 +112,7 @@ class World:
         self.artifacts: dict[int, Artifact] = {}
         self.runners: dict[int, Runner] = {}
         self.comments: list[dict] = []
+        self.runner_groups: dict[str, list[dict]] = {}
         self._ids = count(100_000_001)
         self._run_numbers: dict[str, count] = {}
 
@@ -198,7 +199,24 @@ class World:
         self.runners[runner.id] = runner
         return runner
 
+    def add_runner_group(self, org: str, name: str, *, allows_public_repositories: bool = False,
+                         visibility: str = "selected") -> dict:
+        group = {"id": self.next_id() % 100_000, "name": name, "visibility": visibility,
+                 "default": False, "allows_public_repositories": allows_public_repositories,
+                 "restricted_to_workflows": False, "selected_workflows": [],
+                 "workflow_restrictions_read_only": False, "inherited": False}
+        self.groups(org).append(group)
+        return group
+
     # -- queries ------------------------------------------------------------------------------
+
+    def groups(self, org: str) -> list[dict]:
+        """An organisation's runner groups; every organisation has the Default group (id 1)."""
+        return self.runner_groups.setdefault(org, [{
+            "id": 1, "name": "Default", "visibility": "all", "default": True,
+            "allows_public_repositories": False, "restricted_to_workflows": False,
+            "selected_workflows": [], "workflow_restrictions_read_only": False,
+            "inherited": False}])
 
     def run_jobs(self, run_id: int, attempt: int | None = None) -> list[Job]:
         jobs = [j for j in self.jobs.values() if j.run_id == run_id]
