@@ -30,6 +30,7 @@ bench: install
 	$(BIN)/python benchmarks/detector.py
 	$(BIN)/python benchmarks/views.py
 	$(BIN)/python benchmarks/sync.py
+	$(BIN)/python benchmarks/report.py
 
 clean:
 	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm

@@ -169,9 +169,9 @@ class Client:
                 return resp
             if resp.status_code == 410:
                 raise Gone(f"{url}: 410 {self._message(resp) or 'Gone'}", 410)
-            if resp.status_code == 202 or resp.status_code >= 500:
+            if (resp.status_code == 202 or resp.status_code >= 500) and method in ("GET", "HEAD"):
                 attempt = self._retry(attempt, url, f"HTTP {resp.status_code}", None)
-                continue
+                continue  # a POST that failed may still have taken effect: never repeat it
             if resp.status_code in (403, 429):
                 wait = self._rate_limit_wait(resp, url, attempt)
                 if wait is not None:
@@ -257,6 +257,11 @@ class Client:
 
     def all(self, path: str, key: str, params: dict | None = None) -> list[dict]:
         return [item for page in self.pages(path, key, params) for item in page.items or []]
+
+    def comment(self, repo: str, number: int, body: str) -> str:
+        """Post `body` as a comment on issue or pull request `number`; its URL."""
+        resp = self.request("POST", f"/repos/{repo}/issues/{number}/comments", json={"body": body})
+        return str(resp.json().get("html_url", ""))
 
     def rate_limit(self) -> dict:
         """`GET /rate_limit` (free): the `core` bucket."""

@@ -266,3 +266,34 @@ def scorecard(df: pd.DataFrame) -> alt.Chart:
         x=alt.X("pass_rate:Q", scale=alt.Scale(domain=[0, 1])), y=alt.Y("hardware:N", title=None),
         color=alt.Color("vendor:N", scale=VENDOR_COLOURS), row=alt.Row("framework:N", title=None),
         tooltip=_tips(d))
+
+
+def headline(df: pd.DataFrame) -> alt.Chart:
+    """Per framework × AMD hardware: coverage of the reference's suites, the same-denominator
+    pass rate (with its interval) against the NVIDIA rate, and the performance ratio (with
+    its interval; 1 is parity)."""
+    d = _prep(df, ["framework", "amd_hardware", "nvidia_hardware", "coverage",
+                   "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate", "perf_ratio",
+                   "perf_lo", "perf_hi", "accuracy_diff", "open_findings"])
+    d["lane"] = d["framework"].astype(str) + " · " + d["amd_hardware"].astype(str) + " vs " + \
+        d["nvidia_hardware"].astype(str)
+    tip = _tips(d.drop(columns="lane"))
+    base = alt.Chart(d)
+    y = alt.Y("lane:N", title=None, sort="ascending")
+    cover = base.mark_bar(color="#ed1c24", opacity=0.7).encode(
+        x=alt.X("coverage:Q", title="coverage of the reference's suites",
+                scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tip).properties(
+        width=160, title=_title("Coverage", d))
+    rate = (base.mark_rule(color="#ed1c24").encode(x="rate_lo:Q", x2="rate_hi:Q", y=y)
+            + base.mark_point(filled=True, size=70, color="#ed1c24").encode(
+                x=alt.X("same_denominator_rate:Q", title="AMD pass rate on the reference's tests",
+                        scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tip)
+            + base.mark_tick(color="#76b900", thickness=3).encode(x="nvidia_rate:Q", y=y,
+                                                                   tooltip=tip)).properties(
+        width=220, title=_title("Pass rate (red AMD, green NVIDIA)", d))
+    perf = (base.mark_rule(color="#555").encode(x="perf_lo:Q", x2="perf_hi:Q", y=y)
+            + base.mark_point(filled=True, size=70, color="#555").encode(
+                x=alt.X("perf_ratio:Q", title="AMD / NVIDIA throughput", scale=alt.Scale(zero=False)),
+                y=y, tooltip=tip)).properties(width=160, title=_title("Performance", d))
+    return alt.hconcat(cover, rate.encode(y=alt.Y("lane:N", axis=None, sort="ascending")),
+                       perf.encode(y=alt.Y("lane:N", axis=None, sort="ascending")))

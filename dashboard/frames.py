@@ -21,6 +21,7 @@ import pandas as pd
 from dashboard import accuracy as acc_rules
 from dashboard import coverage as coverage_rules
 from dashboard import fleet as fleet_rules
+from dashboard import headline as headline_rules
 from dashboard import outcomes, performance, regressions as findings, tables
 from dashboard.period import Period, period
 from dashboard.tables import Store
@@ -350,3 +351,19 @@ def scorecard(store: Store = None, *, framework=None, since=None, until=None,
     ran = out["passed"] + out["failed"] + out["error"]
     out["pass_rate"] = (out["passed"] / ran.where(ran > 0)).round(4)
     return out.sort_values(["framework", "vendor", "hardware"]).reset_index(drop=True)[columns]
+
+
+def headline(store: Store = None, *, framework=None, hardware=None, since=None, until=None,
+             week=None, pairs=None) -> pd.DataFrame:
+    """Per framework × AMD hardware against its NVIDIA reference: coverage (suites tested of
+    the reference's), same-denominator pass rate, performance ratio, accuracy difference and
+    cliffs, open findings, and the run and commit the pass rate comes from (`headline.py`)."""
+    when = period(since, until, week)
+    kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week,
+              pairs=pairs)
+    by_suite = pass_rate_parity(store, **kw)
+    jobs = _in(_jobs(store, framework, None, when), when)
+    found = regressions(store, **kw)
+    out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
+                                  accuracy_parity(store, **kw), found)
+    return _only_amd(out, hardware)

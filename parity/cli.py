@@ -342,6 +342,45 @@ def cmd_bundle(args) -> int:
     return 0
 
 
+GITHUB_COMMENT_LIMIT = 65_536
+
+
+def cmd_report_weekly(args) -> int:
+    import re
+    from pathlib import Path
+
+    from dashboard import notebook
+
+    if args.post_issue and not re.fullmatch(r"[\w.-]+/[\w.-]+#\d+", args.post_issue):
+        print("ERROR --post-issue takes OWNER/NAME#NUMBER", file=sys.stderr)
+        return 2
+    out = Path(args.out or f"report-{args.week or 'latest'}")
+    db_url = args.db or None
+    nb = notebook.weekly(out, db_url=db_url, week=args.week, since=args.since, until=args.until,
+                         framework=args.framework, formats=args.format)
+    print(f"wrote {out}/ ({args.format}) and the executed notebook {nb}")
+    if args.post_issue:
+        from collectors.github import Client, GitHubError
+        from collectors.settings import Settings
+
+        md = (out / "report.md")
+        if not md.exists():
+            print("ERROR --post-issue needs the md format", file=sys.stderr)
+            return 2
+        body = md.read_text(encoding="utf-8")
+        if len(body) > GITHUB_COMMENT_LIMIT:
+            body = body[:GITHUB_COMMENT_LIMIT - 200] + "\n\n(cut to fit a GitHub comment; the full report is in report.md)\n"
+        repo, number = args.post_issue.split("#")
+        settings = Settings.from_env()
+        try:
+            url = Client(settings, api_url=args.api_url).comment(repo, int(number), body)
+        except GitHubError as exc:
+            print(f"ERROR posting the report: {exc}", file=sys.stderr)
+            return 1
+        print(f"posted to {url or args.post_issue}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parity", description="Cross-vendor CI parity: "
                                 "ingest results and compare AMD and NVIDIA on the same terms.")
@@ -475,6 +514,21 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--from", dest="from_file", metavar="FILE", help=argparse.SUPPRESS)
     bd.add_argument("--json", action="store_true")
     bd.set_defaults(func=cmd_bundle)
+
+    rp = sub.add_parser("report", help="parity reports")
+    rpsub = rp.add_subparsers(dest="report_command", required=True)
+    wk = rpsub.add_parser("weekly", help="the weekly parity report: HTML, Markdown, CSV, JSON")
+    wk.add_argument("--week", help="ISO week, e.g. 2026-W48 (default: the last whole week)")
+    wk.add_argument("--since", help="start date of a custom window (instead of --week)")
+    wk.add_argument("--until", help="end date of a custom window")
+    wk.add_argument("--framework", nargs="+", choices=FRAMEWORKS)
+    wk.add_argument("--out", help="output directory (default: report-WEEK)")
+    wk.add_argument("--format", default="html,md,csv,json",
+                    help="comma-separated: html, md, csv, json (default: all)")
+    wk.add_argument("--post-issue", metavar="OWNER/NAME#N",
+                    help="post the Markdown as a comment on that issue (needs GITHUB_TOKEN)")
+    wk.add_argument("--api-url", help="REST API base URL for --post-issue")
+    wk.set_defaults(func=cmd_report_weekly)
 
     sm = sub.add_parser("summary", help="print the parity scorecard")
     sm.add_argument("--framework", choices=FRAMEWORKS)

@@ -79,3 +79,26 @@ def demo_db(tmp_path_factory) -> Path:
     demo.build(engine, days=30, end=date(2026, 11, 28))
     engine.dispose()
     return path
+
+
+CHROMIUM = os.environ.get("PARITY_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium driven by Playwright (no browser download: its own binary)."""
+    why = None
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        why = "playwright is not installed (pip install -e '.[test]')"
+    if why is None and not Path(CHROMIUM).exists():
+        why = f"no chromium at {CHROMIUM} (apt-get install chromium, or set PARITY_CHROMIUM)"
+    if why:
+        if os.environ.get("PARITY_REQUIRE_BROWSER"):
+            pytest.fail(f"PARITY_REQUIRE_BROWSER is set but {why}")
+        pytest.skip(why)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()

@@ -1,0 +1,85 @@
+"""The headline: one row per framework × AMD hardware against its NVIDIA reference, with the
+figures a reader looks at first. Pure: it combines the other views' frames.
+
+- coverage: of the suites the NVIDIA reference ran tests in, the share the AMD lane ran
+  tests in too (a lane that builds but runs nothing covers 0);
+- the same-denominator pass rate, its interval, and the NVIDIA rate beside it;
+- the performance ratio: geometric mean of AMD/NVIDIA on the throughput metric at matched
+  configs (>1 means AMD is ahead), with its interval;
+- the accuracy difference: mean AMD − NVIDIA score over matched cells, and the cliffs;
+- open findings: regressions, cliffs, drops and new failures on the AMD hardware."""
+from __future__ import annotations
+
+import pandas as pd
+
+from dashboard.intervals import wilson
+
+COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "suites_tested", "suites_reference",
+           "coverage", "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",
+           "perf_metric", "perf_ratio", "perf_lo", "perf_hi", "accuracy_diff", "accuracy_cells",
+           "cliffs", "open_findings", "run_at", "commit"]
+PERF_METRICS = ("output_throughput", "total_token_throughput", "request_throughput")
+OPEN = ("regression", "cliff", "drop", "new failure")
+
+
+def _suites(jobs: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
+    ran = jobs[jobs["total"] > 0]
+    return {k: set(g["suite"]) for k, g in ran.groupby(["framework", "hardware"])}
+
+
+def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFrame,
+             acc: pd.DataFrame, found: pd.DataFrame) -> pd.DataFrame:
+    """`parity_by_suite`: pass_rate_parity rows per suite; `jobs`: the window's jobs;
+    `perf`: performance_summary; `acc`: accuracy_parity; `found`: regressions."""
+    pairs = parity_by_suite[["framework", "amd_hardware", "nvidia_hardware"]].drop_duplicates()
+    if not perf.empty:
+        pairs = pd.concat([pairs, perf[["framework", "amd_hardware", "nvidia_hardware"]]])
+    if not acc.empty:
+        pairs = pd.concat([pairs, acc[["framework", "amd_hardware", "nvidia_hardware"]]])
+    pairs = pairs.dropna().drop_duplicates()
+    if pairs.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    suites = _suites(jobs)
+    rows = []
+    for fw, amd, ref in pairs.itertuples(index=False):
+        row: dict = {"framework": fw, "amd_hardware": amd, "nvidia_hardware": ref}
+        reference = suites.get((fw, ref), set())
+        tested = suites.get((fw, amd), set()) & reference
+        row.update(suites_tested=len(tested), suites_reference=len(reference),
+                   coverage=len(tested) / len(reference) if reference else None)
+        p = parity_by_suite[(parity_by_suite["framework"] == fw)
+                            & (parity_by_suite["amd_hardware"] == amd)
+                            & (parity_by_suite["nvidia_hardware"] == ref)]
+        den = p["denominator"].sum()
+        if den > 0:
+            passed = p["amd_passed"].sum()
+            lo, hi = wilson(passed, den)
+            row.update(same_denominator_rate=passed / den, rate_lo=lo, rate_hi=hi,
+                       nvidia_rate=p["nvidia_passed"].sum() / den)
+        if not p.empty:
+            last = p.sort_values("amd_run_at").iloc[-1]
+            row.update(run_at=last["amd_run_at"], commit=last.get("amd_commit"))
+        q = perf[(perf["framework"] == fw) & (perf["amd_hardware"] == amd)
+                 & (perf["nvidia_hardware"] == ref)] if not perf.empty else perf
+        if not q.empty:
+            ranked = q.assign(_r=q["metric"].map({m: i for i, m in enumerate(PERF_METRICS)})
+                              .fillna(len(PERF_METRICS))).sort_values(["_r", "metric"])
+            best = ranked.iloc[0]
+            row.update(perf_metric=best["metric"], perf_ratio=best["geomean"], perf_lo=best["lo"],
+                       perf_hi=best["hi"])
+        a = acc[(acc["framework"] == fw) & (acc["amd_hardware"] == amd)
+                & (acc["nvidia_hardware"] == ref)] if not acc.empty else acc
+        if not a.empty:
+            diffs = a["diff"].dropna()
+            row.update(accuracy_diff=diffs.mean() if len(diffs) else None,
+                       accuracy_cells=int(len(diffs)), cliffs=int(a["cliff"].fillna(False).sum()))
+        f = found[(found["framework"] == fw) & (found["hardware"] == amd)
+                  & found["status"].isin(OPEN)] if not found.empty else found
+        row["open_findings"] = int(len(f))
+        rows.append(row)
+    out = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    for c in ("suites_tested", "suites_reference", "open_findings"):
+        out[c] = out[c].fillna(0).astype(int)
+    for c in ("accuracy_cells", "cliffs"):
+        out[c] = out[c].fillna(0).astype(int)
+    return out.sort_values(["framework", "amd_hardware"]).reset_index(drop=True)
