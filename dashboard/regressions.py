@@ -96,7 +96,8 @@ def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame
     s = streaks[(streaks["streak"] >= min_streak) & (streaks["runs"] > streaks["streak"])]
     if flaky is not None and not flaky.empty:
         known = set(zip(flaky["framework"], flaky["hardware"], flaky["parity_id"]))
-        s = s[[k not in known for k in zip(s["framework"], s["hardware"], s["parity_id"])]]
+        keep = [k not in known for k in zip(s["framework"], s["hardware"], s["parity_id"])]
+        s = s[pd.Series(keep, index=s.index, dtype=bool)]  # (a bare empty list picks columns)
     if since is not None:
         s = s[s["first_failing"] >= since]
     rows = [dict(kind="test", status="new failure", framework=r.framework,

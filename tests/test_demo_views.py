@@ -67,7 +67,7 @@ def test_flaky_labels_and_fleet(demo_db):
                                   "skip_parity", "coverage", "performance_parity",
                                   "performance_summary", "pareto", "accuracy_parity",
                                   "regressions", "flaky_tests", "fleet", "scorecard",
-                                  "performance_history"])
+                                  "performance_history", "headline"])
 def test_every_chart_is_valid_vega_lite(view, demo_db):
     spec = getattr(charts, view)(getattr(frames, view)(demo_db)).to_dict()
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
@@ -101,3 +101,15 @@ def test_views_open_the_store_read_only(demo_db, tmp_path):
     with pytest.raises(Exception, match="readonly|read-only"):
         with tables.open_store(copy).begin() as conn:
             conn.execute(text("DELETE FROM ci_run"))
+
+
+def test_headline_on_the_demo(demo_db):
+    head = frames.headline(demo_db, week="2026-W47").set_index(["framework", "amd_hardware"])
+    mi355 = head.loc[("vllm", "mi355x")]
+    assert mi355["nvidia_hardware"] == "b200" and mi355["coverage"] == 0.75  # no spec_decode lane
+    assert mi355["perf_ratio"] < 1 < head.loc[("vllm", "mi300x"), "perf_ratio"]
+    assert mi355["cliffs"] == 1 and mi355["open_findings"] >= 2  # the regression and the cliff
+    assert head.loc[("vllm", "mi455x"), "coverage"] == 0  # builds, runs no tests
+    assert pd.isna(head.loc[("vllm", "mi455x"), "same_denominator_rate"])
+    rated = head.dropna(subset=["same_denominator_rate"])
+    assert (rated["rate_lo"] <= rated["same_denominator_rate"]).all()

@@ -245,7 +245,7 @@ def test_fleet(sbuild):
 
 VIEWS = ["pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity", "coverage",
          "performance_parity", "performance_summary", "pareto", "accuracy_parity",
-         "regressions", "flaky_tests", "fleet", "scorecard"]
+         "regressions", "flaky_tests", "fleet", "scorecard", "headline"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -273,3 +273,14 @@ def test_filters(sbuild):
     assert len(frames.pass_rate_parity(sbuild.engine, week="2026-W45")) == 2
     with pytest.raises(ValueError, match="ISO week"):
         frames.pass_rate_parity(sbuild.engine, week="last week")
+
+
+def test_new_failure_rules_with_no_streak_left_after_the_flaky_filter():
+    from dashboard import regressions as rules
+
+    streaks = pd.DataFrame({"framework": ["vllm"], "hardware": ["mi300x"], "parity_id": [1],
+                            "parity_key": ["t::a"], "streak": [1], "runs": [5],
+                            "first_failing": [pd.Timestamp("2026-11-20")], "last_message": [""]})
+    flaky = pd.DataFrame({"framework": ["vllm"], "hardware": ["mi300x"], "parity_id": [2]})
+    out = rules.tests(streaks, {"mi300x": "amd"}, flaky=flaky, since=pd.Timestamp("2026-11-01"))
+    assert out.empty and list(out.columns) == rules.COLUMNS
