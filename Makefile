@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 DB     ?= parity-demo.db
+PORT   ?= 8501
 
 .PHONY: demo test install bench clean
 
@@ -14,11 +15,12 @@ $(BIN)/parity: pyproject.toml
 
 install: $(BIN)/parity
 
-## Build the demo store (when missing) and print the parity summary.
+## Build the demo store (when missing), print the parity summary and open the dashboard.
 demo: install
 	@if [ ! -f $(DB) ]; then $(BIN)/parity --db $(DB) demo; fi
 	$(BIN)/parity --db $(DB) status
 	$(BIN)/parity --db $(DB) summary
+	$(BIN)/parity --db $(DB) serve --port $(PORT)
 
 ## Run the whole test suite (PostgreSQL tests run when PARITY_TEST_PG_URL is set).
 test: install
@@ -31,6 +33,7 @@ bench: install
 	$(BIN)/python benchmarks/views.py
 	$(BIN)/python benchmarks/sync.py
 	$(BIN)/python benchmarks/report.py
+	$(BIN)/python benchmarks/app.py
 
 clean:
 	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm

@@ -175,6 +175,7 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         run_id=f"demo-{fw}-{day:%Y%m%d}", job_id="", ci_system="demo",
                         repository=REPO[fw], workflow="nightly", head_sha=commit,
                         branch="main", event="schedule", run_conclusion="completed",
+                        run_url=f"https://github.com/{REPO[fw]}/actions/runs/{_number(fw, day)}",
                         run_created_at=created, run_started_at=created,
                         run_completed_at=created + timedelta(hours=3),
                         runner_labels=["self-hosted", label], runner_name=f"{label}-{night % 4:02d}",
@@ -237,8 +238,14 @@ def _runners(writer: Writer, conn, end: date) -> list[dict]:
     return rows
 
 
+def _number(*parts) -> int:
+    """A stable GitHub-like id for demo runs and jobs."""
+    return 10_000_000_000 + int(_sha(*parts)[:8], 16)
+
+
 def _with(base: Provenance, job_id: str, name: str, suite: str) -> Provenance:
-    return replace(base, job_id=job_id, job_name=name, suite=suite)
+    url = f"{base.run_url}/job/{_number(base.run_id, job_id)}" if base.run_url else ""
+    return replace(base, job_id=job_id, job_name=name, suite=suite, job_url=url)
 
 
 def _art(prov: Provenance, fmt: str) -> ArtifactInfo:

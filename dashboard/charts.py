@@ -297,3 +297,18 @@ def headline(df: pd.DataFrame) -> alt.Chart:
                 y=y, tooltip=tip)).properties(width=160, title=_title("Performance", d))
     return alt.hconcat(cover, rate.encode(y=alt.Y("lane:N", axis=None, sort="ascending")),
                        perf.encode(y=alt.Y("lane:N", axis=None, sort="ascending")))
+
+
+OUTCOME_COLOURS = alt.Scale(domain=["passed", "failed", "error", "skipped", "xfailed", "xpassed"],
+                            range=["#2ca02c", "#d62728", "#8c564b", "#bbbbbb", "#9edae5", "#ff7f0e"])
+
+
+def test_history(df: pd.DataFrame) -> alt.Chart:
+    """One test's outcome run by run on every hardware (a row per hardware)."""
+    d = _prep(df, ["run_at", "framework", "vendor", "hardware", "suite", "outcome", "reruns",
+                   "commit", "message"])
+    return alt.Chart(d, title=_title("Test history on every hardware", d)).mark_square(
+        size=90).encode(
+        x=alt.X("run_at:T", title="run"), y=alt.Y("hardware:N", title=None),
+        color=alt.Color("outcome:N", scale=OUTCOME_COLOURS),
+        shape=alt.Shape("vendor:N"), tooltip=_tips(d)).properties(width=600)

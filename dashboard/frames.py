@@ -26,6 +26,7 @@ from dashboard import outcomes, performance, regressions as findings, tables
 from dashboard.period import Period, period
 from dashboard.tables import Store
 from db.hardware import vocabulary
+from db.store import test_id
 
 HISTORY_DAYS = 60  # how far before the window a failure streak or a series is followed
 
@@ -117,6 +118,36 @@ def _history(store, jobs: pd.DataFrame, parity_ids) -> pd.DataFrame:
     merged = res.merge(meta, on="job_pk")
     return outcomes.reduce_tests(merged, ["framework", "vendor", "hardware", "run_pk", "commit",
                                           "run_at"])
+
+
+TEST_HISTORY_COLUMNS = ["run_at", "framework", "vendor", "hardware", "suite", "outcome",
+                        "reruns", "message", "skip_category", "commit", "job_name", "job_url",
+                        "run_url", "parity_key"]
+
+
+def test_history(store: Store = None, *, parity_key: str, framework=None, hardware=None,
+                 suite=None, since=None, until=None, week=None) -> pd.DataFrame:
+    """One test (by parity key) on every hardware, run by run, newest first: its outcome,
+    reruns, message, commit and the link to the CI job. Without a window, the last
+    `HISTORY_DAYS` days up to the newest run."""
+    when = period(since, until, week)
+    jobs = _in(_jobs(store, framework, suite, when), when)
+    if hardware:
+        jobs = jobs[jobs["hardware"].isin(_names(hardware))]
+    if jobs.empty:
+        return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
+    if when.start is None:  # the last HISTORY_DAYS of data
+        jobs = jobs[jobs["run_at"] >= jobs["run_at"].max() - timedelta(days=HISTORY_DAYS)]
+    res = tables.results(tables.open_store(store), jobs["job_pk"], [test_id(parity_key)])
+    if res.empty:
+        return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
+    meta = jobs[["job_pk", "framework", "vendor", "hardware", "suite", "commit", "run_at",
+                 "job_name", "job_url", "run_url"]]
+    red = outcomes.reduce_tests(res.merge(meta, on="job_pk"),
+                                ["framework", "vendor", "hardware", "suite", "commit", "run_at",
+                                 "job_name", "job_url", "run_url"])
+    return red.sort_values(["run_at", "vendor", "hardware"], ascending=[False, True, True]) \
+        .reset_index(drop=True)[TEST_HISTORY_COLUMNS]
 
 
 def amd_only_failures(store: Store = None, *, framework=None, hardware=None, suite=None,
@@ -353,11 +384,19 @@ def scorecard(store: Store = None, *, framework=None, since=None, until=None,
     return out.sort_values(["framework", "vendor", "hardware"]).reset_index(drop=True)[columns]
 
 
+HEADLINE_DAYS = 14  # without a window, the headline looks at the last two weeks of data
+
+
 def headline(store: Store = None, *, framework=None, hardware=None, since=None, until=None,
              week=None, pairs=None) -> pd.DataFrame:
     """Per framework × AMD hardware against its NVIDIA reference: coverage (suites tested of
     the reference's), same-denominator pass rate, performance ratio, accuracy difference and
-    cliffs, open findings, and the run and commit the pass rate comes from (`headline.py`)."""
+    cliffs, open findings, and the run and commit the pass rate comes from (`headline.py`).
+    Without a window: the last `HEADLINE_DAYS` days up to the newest run."""
+    if since is None and until is None and week is None:
+        newest = tables.newest_run(tables.open_store(store))
+        if newest is not None:
+            since = newest - timedelta(days=HEADLINE_DAYS)
     when = period(since, until, week)
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week,
               pairs=pairs)

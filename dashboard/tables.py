@@ -51,6 +51,14 @@ def open_store(store: Store = None) -> Engine:
     return _read_only_engine(normalise_url(store))
 
 
+def newest_run(engine: Engine):
+    """When the newest run in the store was created (None for an empty store)."""
+    if not has_data(engine):
+        return None
+    with engine.connect() as conn:
+        return conn.execute(select(func.max(CiRun.created_at))).scalar()
+
+
 def has_data(engine: Engine) -> bool:
     """False for a store without a schema yet (views then return empty frames)."""
     return inspect(engine).has_table(CiJob.__tablename__)

@@ -381,6 +381,35 @@ def cmd_report_weekly(args) -> int:
     return 0
 
 
+def _public_env(db: str | None) -> dict[str, str]:
+    """The app's environment: no token, secret or password variable reaches it."""
+    import os
+    import re
+
+    secret = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY", re.I)
+    env = {k: v for k, v in os.environ.items() if not secret.search(k)}
+    if db:
+        env["PARITY_DB_URL"] = db
+    return env
+
+
+def cmd_serve(args) -> int:
+    import os
+    from pathlib import Path
+
+    import dashboard
+
+    app = Path(dashboard.__file__).resolve().parent / "app" / "main.py"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(app),
+           "--server.port", str(args.port), "--server.address", args.address,
+           "--server.headless", "true", "--server.fileWatcherType", "none",
+           "--server.runOnSave", "false", "--browser.gatherUsageStats", "false",
+           "--client.toolbarMode", "viewer", "--client.showErrorDetails", "none",
+           "--global.developmentMode", "false"]
+    print(f"Parity at http://{args.address}:{args.port} (read-only; Ctrl-C stops it)", flush=True)
+    os.execve(sys.executable, cmd, _public_env(args.db))  # Streamlit takes over this process
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="parity", description="Cross-vendor CI parity: "
                                 "ingest results and compare AMD and NVIDIA on the same terms.")
@@ -529,6 +558,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="post the Markdown as a comment on that issue (needs GITHUB_TOKEN)")
     wk.add_argument("--api-url", help="REST API base URL for --post-issue")
     wk.set_defaults(func=cmd_report_weekly)
+
+    sv = sub.add_parser("serve", help="the read-only web dashboard (Streamlit)")
+    sv.add_argument("--port", type=int, default=8501)
+    sv.add_argument("--address", default="127.0.0.1",
+                    help="address to listen on (default 127.0.0.1; 0.0.0.0 for everyone)")
+    sv.set_defaults(func=cmd_serve)
 
     sm = sub.add_parser("summary", help="print the parity scorecard")
     sm.add_argument("--framework", choices=FRAMEWORKS)

@@ -1,0 +1,122 @@
+"""What every page shares: cached views, filters kept in the URL, the "use in a notebook"
+box, and the page shown for a store with no data yet."""
+from __future__ import annotations
+
+import os
+import re
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import charts, frames
+
+TTL = 60  # seconds a view's result is reused; the collector adds data at most this stale
+WEEK = re.compile(r"^\d{4}-W\d{2}$")
+PAGES = {"overview": "views/overview.py", "tests": "views/tests.py",
+         "performance": "views/performance.py", "accuracy": "views/accuracy.py",
+         "coverage": "views/coverage.py", "regressions": "views/regressions.py",
+         "runners": "views/runners.py"}
+
+
+def store_url() -> str:
+    """The store the app reads (`PARITY_DB_URL`, else ./parity.db); opened read-only."""
+    return os.environ.get("PARITY_DB_URL", "")
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _view(name: str, url: str, kw: tuple) -> pd.DataFrame:
+    return getattr(frames, name)(url or None, **dict(kw))
+
+
+def view(name: str, **kw) -> pd.DataFrame:
+    """`frames.<name>(**kw)` on the configured store, cached for `TTL` seconds per store."""
+    return _view(name, store_url(), tuple(sorted(kw.items())))
+
+
+def chart(name: str, df: pd.DataFrame, key: str | None = None) -> None:
+    st.altair_chart(getattr(charts, name)(df), key=key)
+
+
+@st.cache_data(ttl=TTL, show_spinner=False)
+def _choices(url: str) -> dict:
+    card = frames.scorecard(url or None)
+    return {"frameworks": sorted(set(card["framework"])),
+            "amd": sorted(set(card.loc[card["vendor"] == "amd", "hardware"])),
+            "hardware": sorted(set(card["hardware"])),
+            "latest": str(card["run_at"].max()) if not card.empty else ""}
+
+
+def choices() -> dict:
+    return _choices(store_url())
+
+
+def has_data() -> bool:
+    return bool(choices()["frameworks"])
+
+
+def empty_store() -> None:
+    """The page for a store without results: how to load some, not an exception."""
+    st.info("This store holds no results yet. Load some, then reload this page:")
+    st.code("parity demo                                   # a demo history\n"
+            "parity ingest test-reports/ --framework vllm  # result files\n"
+            "parity collect github --repo OWNER/NAME       # GitHub Actions runs", language="sh")
+
+
+def _param(name: str, allowed: list[str] | None = None) -> str:
+    value = st.query_params.get(name, "")
+    if allowed is not None and value not in allowed:
+        return ""
+    return value
+
+
+def _sync(values: dict[str, str]) -> None:
+    """Write the filters back into the URL (empty ones removed), so the view is shareable."""
+    for key, value in values.items():
+        if value:
+            if st.query_params.get(key) != value:
+                st.query_params[key] = value
+        elif key in st.query_params:
+            del st.query_params[key]
+
+
+def filters(*, amd_only: bool = True, week: bool = True, framework: bool = True) -> dict:
+    """Sidebar filters initialised from the URL: framework, hardware, ISO week. Returns the
+    keyword arguments for `frames` (and keeps the URL in step)."""
+    opts = choices()
+    fws = [""] + opts["frameworks"]
+    hws = [""] + (opts["amd"] if amd_only else opts["hardware"])
+    side = st.sidebar
+    fw = side.selectbox("Framework", fws, index=fws.index(_param("framework", fws)),
+                        format_func=lambda v: v or "all", key="f_framework") if framework \
+        else _param("framework", fws)  # not a filter here, but kept in the URL for other pages
+    hw = side.selectbox("AMD hardware" if amd_only else "Hardware", hws,
+                        index=hws.index(_param("hardware", hws)),
+                        format_func=lambda v: v or "all", key="f_hardware")
+    wk = ""
+    if week:
+        wk = side.text_input("ISO week (e.g. 2026-W47); empty: the latest runs",
+                             value=_param("week"), key="f_week").strip()
+        if wk and not WEEK.match(wk):
+            side.error("A week looks like 2026-W47.")
+            wk = ""
+    _sync({"framework": fw, "hardware": hw, "week": wk})
+    kw = {"framework": fw or None, "hardware": hw or None}
+    if week:
+        kw["week"] = wk or None
+    side.caption(f"Newest run in the store: {opts['latest'][:16] or '–'}")
+    return kw
+
+
+def notebook(*calls: str) -> None:
+    """The exact calls that reproduce this page in a notebook."""
+    with st.expander("Use in a notebook"):
+        st.code("from dashboard import frames, charts\n\n" + "\n".join(calls), language="python")
+
+
+def kwargs_text(kw: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in kw.items() if v)
+
+
+def header(title: str, caption: str) -> None:
+    st.title(title)
+    st.caption(caption)

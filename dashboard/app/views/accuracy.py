@@ -1,0 +1,21 @@
+"""Accuracy: per model and task, config × concurrency with Wilson intervals, cliffs marked."""
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per config and "
+         "concurrency; a cliff is a concurrency where AMD falls well below its other "
+         "concurrencies or below NVIDIA.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters()
+acc = c.view("accuracy_parity", **kw)
+c.chart("accuracy_parity", acc, key="accuracy_chart")
+cliffs = acc[acc["cliff"].fillna(False).astype(bool)] if not acc.empty else acc
+st.subheader(f"Cliffs ({len(cliffs)})")
+st.dataframe(cliffs, hide_index=True, key="cliffs")
+st.subheader("Every cell")
+st.dataframe(acc, hide_index=True, key="cells")
+c.notebook(f"acc = frames.accuracy_parity({c.kwargs_text(kw)})", "charts.accuracy_parity(acc)",
+           'acc[acc["cliff"]]')

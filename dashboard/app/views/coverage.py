@@ -1,0 +1,20 @@
+"""Coverage: suites and configs without an AMD lane, lanes without tests or accuracy gate."""
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that build but run "
+         "nothing, have no accuracy gate, or are stale.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters()
+gaps = c.view("coverage", **kw)
+st.dataframe(gaps, hide_index=True, key="gaps")
+c.chart("coverage", gaps, key="coverage_chart")
+skips = c.view("skip_parity", **kw)
+st.subheader("Vendor-gated skips")
+st.dataframe(skips[skips["vendor_gated"]] if not skips.empty else skips, hide_index=True,
+             key="gated")
+c.notebook(f"gaps = frames.coverage({c.kwargs_text(kw)})", "charts.coverage(gaps)",
+           f"frames.skip_parity({c.kwargs_text(kw)})")

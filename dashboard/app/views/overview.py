@@ -1,0 +1,58 @@
+"""Overview: the headline per framework × AMD hardware against its NVIDIA reference."""
+import pandas as pd
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
+         "the reference's suites, pass rate on the same tests, performance at matched "
+         "configs, accuracy, open findings and the fleet.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters()
+head = c.view("headline", **kw)
+if head.empty:
+    st.warning("No AMD lane with an NVIDIA reference ran in this window.")
+else:
+    newest = head["run_at"].max()
+    head = head.assign(stale=(newest - head["run_at"]) > pd.Timedelta(days=2),
+                       commit=head["commit"].fillna("").str[:10])
+    st.subheader("Scorecard")
+    st.container(key="scorecard").dataframe(
+        head[["framework", "amd_hardware", "nvidia_hardware", "coverage", "same_denominator_rate",
+              "nvidia_rate", "perf_ratio", "accuracy_diff", "cliffs", "open_findings", "run_at",
+              "commit", "stale"]],
+        hide_index=True, key="scorecard_table",
+        column_config={
+            "coverage": st.column_config.ProgressColumn("coverage", min_value=0.0, max_value=1.0,
+                                                        format="percent"),
+            "same_denominator_rate": st.column_config.NumberColumn(
+                "pass rate (same tests)", format="percent",
+                help="Of the tests the NVIDIA reference ran, the share that passed on AMD"),
+            "nvidia_rate": st.column_config.NumberColumn("NVIDIA", format="percent"),
+            "perf_ratio": st.column_config.NumberColumn("perf ratio", format="%.3f",
+                                                        help="AMD/NVIDIA throughput, matched configs"),
+            "accuracy_diff": st.column_config.NumberColumn("accuracy Δ", format="%.3f"),
+            "run_at": st.column_config.DatetimeColumn("from run", format="YYYY-MM-DD HH:mm"),
+            "stale": st.column_config.CheckboxColumn("stale", help="older than the newest run by 2+ days"),
+        })
+    c.chart("headline", head, key="headline_chart")
+    st.subheader("Drill down")
+    cols = st.columns(3)
+    for i, row in enumerate(head.itertuples()):
+        params = {"framework": row.framework, "hardware": row.amd_hardware}
+        if kw.get("week"):
+            params["week"] = kw["week"]
+        cols[i % 3].page_link(c.PAGES["tests"], query_params=params,
+                              label=f"{row.framework} · {row.amd_hardware}: failing tests")
+fleet = c.view("fleet", week=kw.get("week"))
+st.subheader("Fleet")
+if fleet.empty:
+    st.caption("No runner snapshot yet (`parity collect runners`).")
+else:
+    st.dataframe(fleet[["vendor", "hardware", "runners", "online", "busy", "idle", "offline",
+                        "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
+                 key="fleet")
+c.notebook(f"head = frames.headline({c.kwargs_text(kw)})", "charts.headline(head)",
+           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})")

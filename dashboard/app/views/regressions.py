@@ -1,0 +1,29 @@
+"""Regressions & flaky tests: the findings list with filters."""
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Regressions & flaky tests", "Change points in performance series, new test "
+         "failures, accuracy drops and cliffs; tests that pass and fail on the same code.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters()
+kinds_all = ["performance", "test", "accuracy"]
+asked = [k for k in st.query_params.get("kinds", "").split(",") if k in kinds_all] or kinds_all
+kinds = st.multiselect("Kinds", kinds_all, default=asked, key="f_kinds")
+if sorted(kinds) != kinds_all:
+    st.query_params["kinds"] = ",".join(kinds)
+elif "kinds" in st.query_params:
+    del st.query_params["kinds"]
+found = c.view("regressions", kinds=tuple(kinds), **kw) if kinds else c.view(
+    "regressions", kinds=(), **kw)
+st.subheader(f"Findings ({len(found)})")
+st.dataframe(found, hide_index=True, key="findings",
+             column_config={"url": st.column_config.LinkColumn("link")})
+c.chart("regressions", found, key="findings_chart")
+flaky = c.view("flaky_tests", **kw)
+st.subheader(f"Flaky tests ({len(flaky)})")
+st.dataframe(flaky, hide_index=True, key="flaky")
+c.notebook(f"found = frames.regressions({c.kwargs_text(kw)}, kinds={tuple(kinds)!r})",
+           "charts.regressions(found)", f"frames.flaky_tests({c.kwargs_text(kw)})")

@@ -1,0 +1,16 @@
+"""Runners: the fleet per vendor pool, online/offline/busy, queue-time percentiles."""
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Runners", "Self-hosted runners per vendor pool from the latest snapshot, and how "
+         "long jobs waited for one.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters(amd_only=False, framework=False)
+fleet = c.view("fleet", hardware=kw["hardware"], week=kw.get("week"))
+st.dataframe(fleet, hide_index=True, key="fleet")
+c.chart("fleet", fleet, key="fleet_chart")
+c.notebook(f"fleet = frames.fleet({c.kwargs_text({'hardware': kw['hardware'], 'week': kw.get('week')})})",
+           "charts.fleet(fleet)")

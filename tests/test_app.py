@@ -1,0 +1,101 @@
+"""Every page of the Streamlit app under AppTest, on the demo store and on an empty one:
+it renders without an exception, shows its tables and charts, filters change the data and
+land in the URL, and the drill-down shows one test's history. The app's store connection
+cannot write."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+ROOT = Path(__file__).resolve().parent.parent
+MAIN = str(ROOT / "dashboard" / "app" / "main.py")
+PAGES = ["overview", "tests", "performance", "accuracy", "coverage", "regressions", "runners"]
+FAILING = "tests.distributed.test_distributed_1::test_case_11"  # fails only on MI355X in the demo
+
+
+def open_page(page: str, **params):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(MAIN, default_timeout=120)
+    for k, v in params.items():
+        at.query_params[k] = v
+    at.switch_page(f"views/{page}.py")
+    return at.run()
+
+
+@pytest.fixture
+def demo_store(demo_db, monkeypatch):
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{demo_db}")
+    return demo_db
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_on_the_demo(page, demo_store):
+    at = open_page(page, framework="vllm")
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.dataframe) >= 1 and len(at.get("vega_lite_chart")) >= 1
+    code = "\n".join(c.value for c in at.code)
+    assert "from dashboard import frames, charts" in code
+    assert ("framework='vllm'" in code) or (page == "runners" and "frames.fleet(" in code)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_on_an_empty_store_says_how_to_load_data(page, tmp_path, monkeypatch):
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{tmp_path / 'nothing.db'}")
+    at = open_page(page)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "no results yet" in at.info[0].value
+    assert "parity demo" in at.code[0].value and "parity collect github" in at.code[0].value
+
+
+def test_overview_scorecard_and_filters(demo_store):
+    at = open_page("overview")
+    every = at.dataframe[0].value
+    assert {"vllm", "sglang", "pytorch"} <= set(every["framework"])
+    assert {"run_at", "commit", "stale", "coverage", "same_denominator_rate"} <= set(every.columns)
+    at.selectbox(key="f_framework").set_value("sglang").run()
+    assert set(at.dataframe[0].value["framework"]) == {"sglang"}
+    assert at.query_params["framework"] == ["sglang"] or at.query_params["framework"] == "sglang"
+    at.text_input(key="f_week").input("2026-W47").run()
+    w47 = at.dataframe[0].value
+    assert (w47["run_at"] < "2026-11-23").all()
+    labels = [p.proto.label for p in at.get("page_link")]
+    assert "sglang · mi355x: failing tests" in labels
+
+
+def test_a_week_in_the_url_and_a_bad_one(demo_store):
+    at = open_page("overview", week="2026-W47", framework="vllm")
+    assert (at.dataframe[0].value["run_at"] < "2026-11-23").all()
+    bad = open_page("overview", week="last week")
+    assert not bad.exception and "looks like" in bad.sidebar.error[0].value
+
+
+def test_tests_page_drills_down_to_one_tests_history(demo_store):
+    at = open_page("tests", framework="vllm", hardware="mi355x", test=FAILING)
+    assert not at.exception
+    assert any(FAILING in s.value for s in at.subheader)
+    hist = at.dataframe[0].value
+    assert {"mi355x", "b200", "h100"} <= set(hist["hardware"])
+    assert set(hist.loc[hist["hardware"] == "mi355x", "outcome"]) == {"failed"}
+    assert hist["job_url"].str.startswith("https://github.com/vllm-project/vllm/actions/runs/").all()
+    links = [p.proto.label for p in at.get("page_link")]
+    assert any(FAILING in label for label in links)
+
+
+def test_regressions_kinds_filter(demo_store):
+    at = open_page("regressions", framework="vllm", kinds="performance")
+    found = at.dataframe[0].value
+    assert set(found["kind"]) == {"performance"}
+
+
+def test_the_apps_connection_cannot_write_on_postgres(pg_engine):
+    from dashboard import tables
+    from tests.builder import Builder
+
+    Builder(pg_engine).tests("mi300x", {"a": "passed"})
+    url = pg_engine.url.render_as_string(hide_password=False)
+    with pytest.raises(Exception, match="read-only"):
+        with tables.open_store(url).begin() as conn:
+            conn.execute(text("DELETE FROM ci_run"))

@@ -1,0 +1,93 @@
+"""The dashboard in a real browser: Debian's chromium driven by Playwright against
+`parity serve` on a free loopback port. Overview, drill-down from a failing AMD test to its
+history, a permalink reloaded to the same view, and no page carrying a planted token."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PLANTED = "ghp_PLANTEDtokenNEVERshown_0123456789"
+SCORECARD = ".st-key-scorecard [data-testid='stDataFrame']"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(db: Path) -> tuple[subprocess.Popen, str]:
+    """`parity serve` on the demo store, with a token planted in its environment."""
+    port = free_port()
+    env = {**os.environ, "GITHUB_TOKEN": PLANTED, "GH_TOKEN": PLANTED,
+           "MY_SERVICE_SECRET": PLANTED, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "parity", "--db", str(db), "serve",
+                             "--port", str(port)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{base}/_stcore/health", timeout=2).status == 200:
+                return proc, base
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"parity serve did not start: {proc.communicate()[0][-2000:]!r}")
+
+
+@pytest.fixture(scope="module")
+def app(browser, demo_db):
+    proc, base = serve(demo_db)
+    yield base
+    proc.terminate()
+    proc.wait(30)
+
+
+def test_overview_drill_down_and_permalink(browser, app):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{app}/?framework=vllm")
+    page.wait_for_selector(SCORECARD, timeout=60_000)
+    assert page.get_by_text("Parity overview").is_visible()
+    # 1: from the overview to MI355X's failing tests
+    page.locator("a[data-testid='stPageLink-NavLink']", has_text="vllm · mi355x").first.click()
+    page.wait_for_url("**/tests?**hardware=mi355x**", timeout=30_000)
+    page.wait_for_selector("text=AMD-only failures", timeout=60_000)
+    # 2: from the list to one test's history on every hardware
+    page.locator("a[data-testid='stPageLink-NavLink']", has_text="failing").first.click()
+    page.wait_for_selector("text=History of", timeout=60_000)
+    assert "test=" in page.url
+    permalink = page.url
+    shown = page.locator("h3", has_text="History of").inner_text()
+    # 3: the permalink, reloaded and opened afresh, gives the same view
+    page.reload()
+    page.wait_for_selector("text=History of", timeout=60_000)
+    assert page.locator("h3", has_text="History of").inner_text() == shown
+    fresh = browser.new_page()
+    fresh.goto(permalink)
+    fresh.wait_for_selector("text=History of", timeout=60_000)
+    assert fresh.locator("h3", has_text="History of").inner_text() == shown
+    fresh.close()
+    assert not errors, errors
+    page.close()
+
+
+@pytest.mark.parametrize("path", ["", "tests", "performance", "accuracy", "coverage",
+                                  "regressions", "runners"])
+def test_no_page_shows_a_planted_token(browser, app, path):
+    page = browser.new_page()
+    page.goto(f"{app}/{path}")
+    page.wait_for_selector("h1", timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    assert PLANTED not in page.content()
+    page.close()
