@@ -151,6 +151,39 @@ def _accuracy(rng: random.Random, hw: str) -> list[AccuracyRecord]:
     return out
 
 
+DISAGG = {  # disaggregated serving lanes: NVIDIA runs it with wide EP and FP4 under an
+    # accuracy gate; MI355X runs disaggregation alone (EP 1, FP8) with no gate; others none
+    "b200": {"ep": 16, "precision": "fp4", "gated": True},
+    "h200": {"ep": 16, "precision": "fp4", "gated": True},
+    "mi355x": {"ep": 1, "precision": "fp8", "gated": False},
+}
+
+
+def _disaggregated(rng: random.Random, hw: str) -> ParseResult | None:
+    spec = DISAGG.get(hw)
+    if spec is None:
+        return None
+    model = "deepseek-ai/DeepSeek-R1"
+    result = ParseResult(format="serving-bench")
+    for no, conc in enumerate((64, 256)):
+        cfg = {"backend": "vllm", "disagg": True, "prefill_workers": 1, "decode_workers": 2,
+               "kv_transfer_backend": "nixl", "tp": 8 if spec["ep"] == 1 else 1, "ep": spec["ep"],
+               "dp": spec["ep"] if spec["ep"] > 1 else 1, "precision": spec["precision"],
+               "isl": 8192, "osl": 1024, "concurrency": conc}
+        tput = 9000.0 * PERF_BASE[hw] * math.sqrt(conc / 64) * (1 + rng.gauss(0, 0.02))
+        result.benchmarks.append(BenchmarkRecord(
+            benchmark="serving", metric="output_throughput", value=round(tput, 2), model=model,
+            unit="tok/s", direction="higher", statistic="", config=cfg, record_no=no))
+        if spec["gated"]:
+            n = 1319
+            value = sum(rng.random() < 0.94 for _ in range(n)) / n
+            result.accuracy.append(AccuracyRecord(
+                task="gsm8k", metric="exact_match", filter="strict-match", value=value,
+                model=model, stderr=math.sqrt(value * (1 - value) / (n - 1)), n=n,
+                threshold=0.90, config=cfg, record_no=no))
+    return result
+
+
 def build(engine: Engine, days: int = 60, end: date | None = None,
           echo=lambda line: None) -> DemoSummary:
     """Write `days` nightly runs ending on `end` (default: yesterday, UTC)."""
@@ -212,6 +245,14 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         _, written = writer.write(conn, result, prov, _art(prov, "lm-eval"))
                         summary.accuracy_rows += written
                         summary.jobs += 2
+                        disagg = _disaggregated(rng, hw)
+                        if disagg is not None:  # capability lanes (see DISAGG)
+                            prov = _with(base, f"{hw}/disagg", f"{label}: disaggregated serving",
+                                         "disaggregated")
+                            _, written = writer.write(conn, disagg, prov, _art(prov, "disagg"))
+                            summary.benchmark_rows += len(disagg.benchmarks)
+                            summary.accuracy_rows += len(disagg.accuracy)
+                            summary.jobs += 1
         if (night + 1) % 10 == 0:
             echo(f"demo: {night + 1}/{days} nights written")
     with engine.begin() as conn:

@@ -37,6 +37,7 @@ class IngestOptions:
     job: str | None = None
     suite: str = ""
     format: str | None = None
+    capabilities: tuple[str, ...] = ()
 
 
 @dataclass
@@ -213,7 +214,7 @@ class Ingester:
             run_id=run_id, job_id=job_id, ci_system=ci_system, repository=options.repo,
             head_sha=commit, branch=options.branch, run_created_at=when,
             run_completed_at=when, job_name=options.job or "", suite=options.suite,
-            framework=framework, hardware=hardware)
+            framework=framework, hardware=hardware, capabilities=list(options.capabilities))
 
 
 def with_manifest(options: IngestOptions, m: "manifests.Manifest | None") -> IngestOptions:
@@ -222,7 +223,7 @@ def with_manifest(options: IngestOptions, m: "manifests.Manifest | None") -> Ing
         return options
     fill = {"framework": m.framework or None, "hardware": m.hardware or None,
             "repo": m.repository, "run_id": m.run_id or None, "commit": m.commit,
-            "job": m.job_id or None, "suite": m.suite}
+            "job": m.job_id or None, "suite": m.suite, "capabilities": m.capabilities}
     return replace(options, **{k: v for k, v in fill.items() if v and not getattr(options, k)})
 
 

@@ -541,4 +541,6 @@ def _apply_manifest(prov: Provenance, m: manifests.Manifest) -> Provenance:
             values[attr] = value
     if m.hardware:
         values["hardware"] = [m.hardware]
+    if m.capabilities:
+        values["capabilities"] = list(m.capabilities)
     return Provenance(**values)

@@ -18,6 +18,7 @@ from sqlalchemy import Connection
 from collectors.formats.records import ParseResult, TestRecord
 from collectors.identity import VENDOR_GATED, ParityKeys, skip_category
 from db import store
+from db.capabilities import capabilities
 from db.hardware import Vocabulary
 
 FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
@@ -57,6 +58,7 @@ class Provenance:
     rocm_version: str = ""
     cuda_version: str = ""
     hardware: list[str] = field(default_factory=list)  # names to identify, best first
+    capabilities: list[str] = field(default_factory=list)  # as a manifest states them
 
 
 @dataclass
@@ -153,6 +155,7 @@ class Writer:
     def __init__(self, vocab: Vocabulary):
         self.vocab = vocab
         self.parity_keys = ParityKeys(vocab)
+        self.caps = capabilities()
         self._known_tests: set[int] = set()
         self._jobs: dict[tuple, int] = {}  # provenance -> job pk, for files of one job
 
@@ -191,6 +194,9 @@ class Writer:
         if len(self._jobs) > 10_000:
             self._jobs.clear()
         self._jobs[key] = pk = self._ensure_job(conn, prov)
+        tags = {n: "name" for n in self.caps.from_names([prov.suite, prov.job_name])}
+        tags.update({n: "manifest" for n in prov.capabilities if n in self.caps.names})
+        store.add_capabilities(conn, pk, tags)
         return pk
 
     def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
@@ -274,6 +280,9 @@ class Writer:
         rows.sort(key=itemgetter(2))  # likewise for the test_pk index and foreign-key lookups
         store.add_test_results(conn, rows)
         store.add_summaries(conn, job_pk, {k: dict(v) for k, v in groups.items()})
+        named = self.caps.from_names(groups)  # test files such as test_disaggregation.py
+        if named:
+            store.add_capabilities(conn, job_pk, {n: "name" for n in named})
 
     def forget_cache(self) -> None:
         """Drop the known-test and job caches (after a rolled-back transaction)."""

@@ -312,3 +312,21 @@ def test_history(df: pd.DataFrame) -> alt.Chart:
         x=alt.X("run_at:T", title="run"), y=alt.Y("hardware:N", title=None),
         color=alt.Color("outcome:N", scale=OUTCOME_COLOURS),
         shape=alt.Shape("vendor:N"), tooltip=_tips(d)).properties(width=600)
+
+
+CAPABILITY_COLOURS = alt.Scale(
+    domain=["gated and passing", "gated and failing", "tested without accuracy gate", "not tested"],
+    range=["#2ca02c", "#d62728", "#f2c14e", "#e6e6e6"])
+
+
+def capability_parity(df: pd.DataFrame) -> alt.Chart:
+    """Capability × hardware per framework, coloured by status; stale cells outlined."""
+    d = _prep(df, ["framework", "capability", "parts", "vendor", "hardware", "status",
+                   "last_run", "accuracy", "task", "stale"])
+    return alt.Chart(d, title=_title("Capability parity", d)).mark_rect(
+        stroke="#333").encode(
+        x=alt.X("hardware:N", title=None, sort=alt.SortField("vendor")),
+        y=alt.Y("capability:N", title=None, sort=alt.SortField("parts")),
+        color=alt.Color("status:N", scale=CAPABILITY_COLOURS),
+        strokeWidth=alt.condition("datum.stale", alt.value(2), alt.value(0)),
+        row=alt.Row("framework:N", title=None), tooltip=_tips(d))

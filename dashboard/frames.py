@@ -19,12 +19,14 @@ from typing import Iterable
 import pandas as pd
 
 from dashboard import accuracy as acc_rules
+from dashboard import capability as capability_rules
 from dashboard import coverage as coverage_rules
 from dashboard import fleet as fleet_rules
 from dashboard import headline as headline_rules
 from dashboard import outcomes, performance, regressions as findings, tables
 from dashboard.period import Period, period
 from dashboard.tables import Store
+from db.capabilities import capabilities
 from db.hardware import vocabulary
 from db.store import test_id
 
@@ -406,3 +408,28 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
                                   accuracy_parity(store, **kw), found)
     return _only_amd(out, hardware)
+
+
+def capability_parity(store: Store = None, *, framework=None, hardware=None, since=None,
+                      until=None, week=None, combinations=None, stale_days: float = 14,
+                      vocabulary_file=None) -> pd.DataFrame:
+    """Per framework × capability × hardware: "not tested", "tested without accuracy gate",
+    "gated and failing" or "gated and passing", with the last run, a link to it, the
+    accuracy figure when there is one, and stale cells marked. Rows are every capability
+    of the vocabulary plus its combinations (or `combinations=[("disaggregation",
+    "wide-ep"), ...]`); a combination is covered only by a lane that exercised all of it."""
+    caps = capabilities(vocabulary_file)
+    when = period(since, until, week)
+    engine = tables.open_store(store)
+    jobs = _in(_jobs(store, framework, None, when), when)
+    if jobs.empty:
+        return pd.DataFrame(columns=capability_rules.COLUMNS)
+    names = _names(framework)
+    tags = tables.job_capabilities(engine, framework=names, when=when)
+    configs = tables.result_configs(engine, framework=names, when=when)
+    units = capability_rules.units(jobs, tags, configs, caps)
+    rows = [(n,) for n in caps.names] + list(combinations or caps.combinations)
+    out = capability_rules.matrix(units, rows, stale_days=stale_days,
+                                  newest=tables.newest_run(engine))
+    hw = _names(hardware)
+    return out[out["hardware"].isin(hw)].reset_index(drop=True) if hw else out

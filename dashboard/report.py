@@ -79,6 +79,7 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
     failures = frames.amd_only_failures(store, **kw)
     gaps = frames.coverage(store, **kw)
     fleet = frames.fleet(store, since=when.start, until=when.end)
+    caps = frames.capability_parity(store, **kw)
     names = sorted(set(head["framework"])) if not head.empty else (
         [framework] if isinstance(framework, str) else list(framework or []))
     return WeeklyReport(
@@ -86,7 +87,9 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
         frameworks=names, generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         tables={"headline": head.reset_index(drop=True), "regressions": found.reset_index(drop=True),
                 "amd_only_failures": failures.head(top).reset_index(drop=True),
-                "coverage_gaps": gaps.reset_index(drop=True), "fleet": fleet.reset_index(drop=True)})
+                "coverage_gaps": gaps.reset_index(drop=True), "fleet": fleet.reset_index(drop=True),
+                "capabilities": caps.reset_index(drop=True),
+                "capability_grid": capability_grid(caps)})
 
 
 def notebook_renderer(spec: dict, **_meta) -> dict:
@@ -107,6 +110,7 @@ def figures(report: WeeklyReport) -> dict[str, alt.Chart]:
     return {"headline": charts.headline(t["headline"]),
             "regressions": charts.regressions(t["regressions"]),
             "amd_only_failures": charts.amd_only_failures(t["amd_only_failures"]),
+            "capabilities": charts.capability_parity(t["capabilities"]),
             "fleet": charts.fleet(t["fleet"])}
 
 
@@ -146,6 +150,28 @@ def _md_table(df: pd.DataFrame, columns: list[tuple[str, str]]) -> list[str]:
     return lines
 
 
+SYMBOL = {"gated and passing": "✅", "gated and failing": "❌",
+          "tested without accuracy gate": "⚪", "not tested": "—"}
+
+
+def capability_grid(caps: pd.DataFrame) -> pd.DataFrame:
+    """Capability rows × hardware columns per framework, cells as status symbols (stale
+    cells get a trailing `*`); only rows some hardware tests."""
+    if caps.empty:
+        return pd.DataFrame(columns=["framework", "capability"])
+    tested = caps.groupby(["framework", "capability"])["status"].transform(
+        lambda s: (s != "not tested").any())
+    c = caps[tested].assign(cell=lambda d: d["status"].map(SYMBOL) + d["stale"].map(
+        {True: "*", False: ""}))
+    if c.empty:
+        return pd.DataFrame(columns=["framework", "capability"])
+    order = c.sort_values(["vendor", "hardware"])["hardware"].drop_duplicates().tolist()
+    grid = c.pivot_table(index=["framework", "parts", "capability"], columns="hardware",
+                         values="cell", aggfunc="first").reset_index()
+    return grid[["framework", "capability"] + [h for h in order if h in grid.columns]] \
+        .fillna("")
+
+
 def markdown(report: WeeklyReport) -> str:
     """GitHub-flavoured Markdown for an issue comment."""
     t = report.tables
@@ -183,6 +209,14 @@ def markdown(report: WeeklyReport) -> str:
         out += _md_table(t["coverage_gaps"], [("framework", "framework"), ("finding", "finding"),
                                               ("suite", "suite"), ("hardware", "hardware"),
                                               ("detail", "detail")]) + [""]
+    out += ["### Capability parity", ""]
+    grid = t["capability_grid"]
+    if grid.empty:
+        out += ["No distributed-inference capability was exercised this week.", ""]
+    else:
+        out += _md_table(grid, [(c, c) for c in grid.columns]) + [
+            "", "✅ gated and passing · ❌ gated and failing · ⚪ tested without accuracy gate · "
+            "— not tested · \\* stale. A combination counts only when one lane ran all of it.", ""]
     out += ["### Fleet", ""]
     if t["fleet"].empty:
         out += ["No runner snapshot in this window (`parity collect runners`).", ""]
@@ -268,6 +302,8 @@ def html(report: WeeklyReport) -> str:
             ("Coverage gaps", "coverage_gaps",
              [("framework", "framework"), ("finding", "finding"), ("suite", "suite"),
               ("hardware", "hardware"), ("detail", "detail")]),
+            ("Capability parity", "capability_grid",
+             [(c, c) for c in t["capability_grid"].columns]),
             ("Fleet", "fleet",
              [("vendor", "vendor"), ("hardware", "hardware"), ("runners", "runners"),
               ("online", "online"), ("busy", "busy"), ("offline", "offline"),
@@ -275,8 +311,10 @@ def html(report: WeeklyReport) -> str:
         ]
         for title, key, cols in sections:
             parts.append(f"<h2>{e(title)}</h2>")
-            if f"chart-{key}" in specs and not t[key].empty:
-                parts.append(f'<div class="scroll"><div class="chart" id="chart-{key}"></div></div>')
+            chart_key = "capabilities" if key == "capability_grid" else key
+            if f"chart-{chart_key}" in specs and not t[key].empty:
+                key_html = chart_key
+                parts.append(f'<div class="scroll"><div class="chart" id="chart-{key_html}"></div></div>')
             parts.append(_html_table(t[key], cols) if not t[key].empty else "<p>None.</p>")
     parts.append(f'<p class="note">Generated by Parity at {e(report.generated_at)}.</p>')
     specs = {k: v for k, v in specs.items() if f'id="{k}"' in "".join(parts)}

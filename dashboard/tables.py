@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, and_, create_engine, func, inspect, select
+from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select
 from sqlalchemy.engine import make_url
 
 from dashboard.period import Period
@@ -24,6 +24,7 @@ from db.models import (
     CiRun,
     Framework,
     Hardware,
+    JobCapability,
     RunnerSnapshot,
     TestCase,
     TestResult,
@@ -224,6 +225,52 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
         return pd.DataFrame(columns=[c.key for c in cols])
     df = _metric_frame(engine, m, cols, framework, when)
     return df[df["value"].notna()].reset_index(drop=True)
+
+
+def job_capabilities(engine: Engine, *, framework=None,
+                     when: Period | None = None) -> pd.DataFrame:
+    """Capabilities jobs were tagged with at ingest (names and manifests)."""
+    columns = ["job_pk", "name", "source"]
+    if not has_data(engine) or not inspect(engine).has_table(JobCapability.__tablename__):
+        return pd.DataFrame(columns=columns)
+    c = JobCapability
+    stmt = (select(c.job_pk, c.name, c.source).join(CiJob, CiJob.id == c.job_pk)
+            .join(CiRun, CiRun.id == CiJob.run_pk)
+            .join(Framework, Framework.id == CiJob.framework_id, isouter=True))
+    return _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+
+
+def result_configs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
+    """Each job's distinct result configs: benchmark configs, and accuracy configs with
+    their gate (all passed / any failed / none) and worst score; for capability tagging."""
+    columns = ["job_pk", "kind", "config_key", "config", "gated", "gate_passed", "value", "task"]
+    if not has_data(engine):
+        return pd.DataFrame(columns=columns)
+    parts = []
+    b = BenchmarkMetric
+    stmt = (select(b.job_pk, b.config_key, func.min(b.config).label("config"))
+            .join(CiJob, CiJob.id == b.job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
+            .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+            .group_by(b.job_pk, b.config_key))
+    bench = _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+    parts.append(bench.assign(kind="benchmark", gated=0, gate_passed=None, value=None, task=None))
+    a = AccuracyMetric
+    gated = func.sum(case((a.gate_passed.is_not(None), 1), else_=0))
+    failed = func.sum(case((a.gate_passed.is_(False), 1), else_=0))
+    stmt = (select(a.job_pk, a.config_key, func.min(a.config).label("config"),
+                   gated.label("gated"), failed.label("failed"), func.min(a.value).label("value"),
+                   func.min(a.task).label("task"))
+            .join(CiJob, CiJob.id == a.job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
+            .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+            .where(a.is_group.is_(False))
+            .group_by(a.job_pk, a.config_key))
+    acc = _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+    acc["gate_passed"] = (acc["failed"] == 0).where(acc["gated"] > 0)
+    parts.append(acc.drop(columns="failed").assign(kind="accuracy"))
+    parts = [p for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
 
 
 def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:

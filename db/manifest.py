@@ -14,6 +14,7 @@ root). It ties the artifact's result files to a job and says what the files alon
       "commit": "0123abcd...",          # the commit under test (may differ from the run's)
       "status": "results",              # or "no-results": the job ran no test at all
       "files": ["junit/kernels.xml"],   # the result files beside the manifest
+      "capabilities": ["disaggregation", "wide-ep"],  # what the job exercised together
       "versions": {"framework": "0.11.0", "image": "rocm/vllm-dev:nightly",
                    "rocm": "7.0.2", "cuda": ""}
     }
@@ -47,6 +48,7 @@ class Manifest:
     commit: str = ""
     status: str = "results"  # results | no-results
     files: tuple[str, ...] = ()
+    capabilities: tuple[str, ...] = ()
     framework_version: str = ""
     image: str = ""
     rocm_version: str = ""
@@ -84,12 +86,16 @@ def parse(raw: bytes) -> Manifest:
     files = data.get("files") or []
     if not isinstance(files, list) or not all(isinstance(f, str) for f in files):
         raise ManifestError("'files' must be a list of paths")
+    caps = data.get("capabilities") or []
+    if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps):
+        raise ManifestError("'capabilities' must be a list of names")
     return Manifest(
         framework=_text(data, "framework", 32).lower(), suite=_text(data, "suite"),
         hardware=_text(data, "hardware"), job_id=_text(data, "job_id", 64),
         run_id=_text(data, "run_id", 64), repository=_text(data, "repository"),
         commit=_text(data, "commit", 64), status=status,
         files=tuple(f[:500] for f in files[:10_000]),
+        capabilities=tuple(c.strip().lower()[:64] for c in caps[:100]),
         framework_version=_text(versions, "framework", 100),
         image=_text(versions, "image", 300), rocm_version=_text(versions, "rocm", 32),
         cuda_version=_text(versions, "cuda", 32))
@@ -130,6 +136,7 @@ def dump(manifest: Manifest) -> str:
             "hardware": manifest.hardware, "job_id": manifest.job_id, "run_id": manifest.run_id,
             "repository": manifest.repository,
             "commit": manifest.commit, "status": manifest.status, "files": list(manifest.files),
+            "capabilities": list(manifest.capabilities),
             "versions": {"framework": manifest.framework_version, "image": manifest.image,
                          "rocm": manifest.rocm_version, "cuda": manifest.cuda_version}}
     return json.dumps(data, indent=2) + "\n"

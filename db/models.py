@@ -368,3 +368,16 @@ class HttpValidator(Base):
     etag: Mapped[str] = mapped_column(String(200))
     next_url: Mapped[str] = mapped_column(String(1000), default="")  # the page's Link rel=next
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class JobCapability(Base):
+    """A distributed-inference capability a job exercised, as its names (suite, job, test
+    files) or its manifest say. Capabilities in result configs are read from the stored
+    config of each benchmark and accuracy row (`db.capabilities.from_config`)."""
+
+    __tablename__ = "job_capability"
+
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    source: Mapped[str] = mapped_column(String(16), default="name")  # name | manifest

@@ -9,16 +9,19 @@ from typing import Mapping
 
 @dataclass(frozen=True)
 class Settings:
-    """Where the store lives and which hardware vocabulary it uses."""
+    """Where the store lives and which hardware and capability vocabularies it uses."""
 
     db_url: str = "sqlite:///parity.db"
     hardware_file: Path | None = None
+    capability_file: Path | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         env = os.environ if env is None else env
         hw = env.get("PARITY_HARDWARE_FILE")
+        caps = env.get("PARITY_CAPABILITY_FILE")
         return cls(
             db_url=env.get("PARITY_DB_URL") or cls.db_url,
             hardware_file=Path(hw) if hw else None,
+            capability_file=Path(caps) if caps else None,
         )

@@ -24,6 +24,7 @@ from db.models import (
     Hardware,
     HttpValidator,
     IngestError,
+    JobCapability,
     RunnerSnapshot,
     SyncCheckpoint,
     SyncedRun,
@@ -246,3 +247,10 @@ def set_validator(conn: Connection, url: str, etag: str, next_url: str = "") -> 
     conn.execute(stmt.on_conflict_do_update(
         index_elements=["url"], set_={k: stmt.excluded[k]
                                       for k in ("etag", "next_url", "updated_at")}))
+
+
+def add_capabilities(conn: Connection, job_pk: int, names: dict[str, str]) -> None:
+    """Tag a job with capabilities ({name: source}); tagging again changes nothing."""
+    if names:
+        conn.execute(_insert(conn, JobCapability.__table__).on_conflict_do_nothing(),
+                     [{"job_pk": job_pk, "name": n, "source": src} for n, src in sorted(names.items())])

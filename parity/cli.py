@@ -331,7 +331,8 @@ def cmd_bundle(args) -> int:
                suite=args.suite or "", host=host,
                hardware="" if args.hardware in (None, "auto") else args.hardware,
                job_id=args.job_id or "", run_id=args.run_id or "", commit=args.commit or "",
-               framework_version=args.framework_version or "", image=args.image or "")
+               framework_version=args.framework_version or "", image=args.image or "",
+               capabilities=tuple(args.capabilities or ()))
     m = b.manifest
     if args.json:
         print(json.dumps({"out": str(b.out), "files": b.files, "status": m.status,
@@ -540,6 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--commit", help="default $GITHUB_SHA")
     bd.add_argument("--framework-version")
     bd.add_argument("--image", help="the container image the job ran in")
+    bd.add_argument("--capabilities", nargs="+", metavar="NAME",
+                    help="what the job exercised together: disaggregation, wide-ep, fp4, ... "
+                         "(see db/capabilities.toml)")
     bd.add_argument("--from", dest="from_file", metavar="FILE", help=argparse.SUPPRESS)
     bd.add_argument("--json", action="store_true")
     bd.set_defaults(func=cmd_bundle)

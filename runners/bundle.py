@@ -57,7 +57,7 @@ def _tests_in(path: Path) -> int:
 def bundle(paths: list[Path], out: Path, *, framework: str = "", suite: str = "",
            host: Host | None = None, hardware: str = "", job_id: str = "", run_id: str = "",
            commit: str = "", repository: str = "", framework_version: str = "", image: str = "",
-           env: Mapping[str, str] | None = None) -> Bundle:
+           capabilities: tuple[str, ...] = (), env: Mapping[str, str] | None = None) -> Bundle:
     """Copy the result files under `paths` into `out` and write the manifest beside them.
     Run and commit default to the job's `GITHUB_RUN_ID`, `GITHUB_SHA` and
     `GITHUB_REPOSITORY`; the job id to `PARITY_JOB_ID` (the workflow passes
@@ -86,7 +86,8 @@ def bundle(paths: list[Path], out: Path, *, framework: str = "", suite: str = ""
         framework_version=framework_version, image=image,
         rocm_version=host.runtime if host and host.vendor == "amd" else "",
         cuda_version=host.runtime if host and host.vendor == "nvidia" else "",
-        repository=repository or env.get("GITHUB_REPOSITORY", ""))
+        repository=repository or env.get("GITHUB_REPOSITORY", ""),
+        capabilities=tuple(capabilities))
     (out / manifests.NAME).write_text(manifests.dump(m), encoding="utf-8")
     result.manifest = m
     return result

@@ -91,3 +91,21 @@ class Builder:
                 labels=f'["self-hosted", "{label}"]', os="Linux", status=status, busy=busy,
                 hardware_id=self.writer.hardware_pk(conn, [label]), seen_at=seen)
                 for i, (label, status, busy) in enumerate(rows)])
+
+
+def lane(builder: "Builder", hw: str, suite: str, config: dict, *, gate: float | None = None,
+         fw: str = "vllm", run: str = "r1", day: int = 0, job_name: str | None = None):
+    """One capability lane: a job `suite` on `hw` with one benchmark config and, when `gate`
+    is given, a gated accuracy score (threshold 0.9) at the same config."""
+    prov = builder._prov(hw, fw, suite, run, "c1", day)
+    if job_name:
+        prov.job_name = job_name
+    result = ParseResult(format="serving-bench", benchmarks=[BenchmarkRecord(
+        benchmark="serving", metric="output_throughput", value=100.0, model="m", unit="tok/s",
+        direction="higher", config=config, record_no=0)])
+    if gate is not None:
+        result.accuracy.append(AccuracyRecord(task="gsm8k", metric="exact_match",
+                                              filter="strict-match", value=gate, model="m",
+                                              n=1319, threshold=0.9, config=config, record_no=0))
+    with builder.engine.begin() as conn:
+        builder.writer.write(conn, result, prov, builder._art("lane"))

@@ -11,7 +11,8 @@ from sqlalchemy import text
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = str(ROOT / "dashboard" / "app" / "main.py")
-PAGES = ["overview", "tests", "performance", "accuracy", "coverage", "regressions", "runners"]
+PAGES = ["overview", "tests", "performance", "accuracy", "capabilities", "coverage",
+         "regressions", "runners"]
 FAILING = "tests.distributed.test_distributed_1::test_case_11"  # fails only on MI355X in the demo
 
 

@@ -67,7 +67,7 @@ def test_flaky_labels_and_fleet(demo_db):
                                   "skip_parity", "coverage", "performance_parity",
                                   "performance_summary", "pareto", "accuracy_parity",
                                   "regressions", "flaky_tests", "fleet", "scorecard",
-                                  "performance_history", "headline"])
+                                  "performance_history", "headline", "capability_parity"])
 def test_every_chart_is_valid_vega_lite(view, demo_db):
     spec = getattr(charts, view)(getattr(frames, view)(demo_db)).to_dict()
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")

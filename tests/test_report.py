@@ -39,6 +39,7 @@ def report_dir(demo_db, tmp_path_factory) -> Path:
 def test_report_files_and_their_content(report_dir):
     names = {p.name for p in report_dir.iterdir()}
     assert {"report.html", "report.md", "report.json", "report.ipynb", "headline.csv",
+            "capabilities.csv", "capability_grid.csv",
             "regressions.csv", "amd_only_failures.csv", "coverage_gaps.csv", "fleet.csv"} <= names
     md = (report_dir / "report.md").read_text()
     assert md.startswith(f"## Parity report, {WEEK}")
@@ -47,6 +48,10 @@ def test_report_files_and_their_content(report_dir):
     assert re.search(r"\| cliff \| vllm \| mi355x \| deepseek-ai/DeepSeek-R1 gsm8k", md)
     assert "| vllm | no AMD lane | spec_decode |" in md  # the coverage gaps
     assert "| vllm | builds but runs no tests |  | mi455x |" in md
+    # capability parity: NVIDIA runs disaggregation with wide EP in one gated lane; MI355X
+    # runs disaggregation alone, ungated, and its wide-EP gate fails at one concurrency
+    assert re.search(r"\| vllm \| disaggregation \+ wide-ep \| — \| — \| — \| ✅ \| — \| ✅ \|", md)
+    assert re.search(r"\| vllm \| wide-ep \| ✅ \| ❌ \| — \|", md)
     assert len(md) < 20_000  # short enough for an issue comment
     data = json.loads((report_dir / "report.json").read_text())
     assert data["week"] == WEEK and data["has_data"]
@@ -88,7 +93,7 @@ def test_markdown_is_valid_github_markdown_with_intact_tables(report_dir):
     html = MarkdownIt("commonmark").enable("table").render(md)
     tables = re.findall(r"<table>.*?</table>", html, flags=re.S)
     headers = [line for line in md.splitlines() if re.fullmatch(r"\|(---:?\|)+", line)]
-    assert len(tables) == len(headers) == 5
+    assert len(tables) == len(headers) == 6
     for table in tables:  # every row has as many cells as the header
         rows = re.findall(r"<tr>(.*?)</tr>", table, flags=re.S)
         widths = {len(re.findall(r"<t[hd][ >]", r)) for r in rows}

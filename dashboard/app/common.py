@@ -14,7 +14,7 @@ TTL = 60  # seconds a view's result is reused; the collector adds data at most t
 WEEK = re.compile(r"^\d{4}-W\d{2}$")
 PAGES = {"overview": "views/overview.py", "tests": "views/tests.py",
          "performance": "views/performance.py", "accuracy": "views/accuracy.py",
-         "coverage": "views/coverage.py", "regressions": "views/regressions.py",
+         "coverage": "views/coverage.py", "capabilities": "views/capabilities.py", "regressions": "views/regressions.py",
          "runners": "views/runners.py"}
 
 

@@ -1,0 +1,19 @@
+"""Capabilities: which distributed-inference features each vendor tests, gates on accuracy
+and passes, alone and combined in one lane."""
+import streamlit as st
+
+from dashboard.app import common as c
+
+c.header("Capabilities", "Per framework × capability × hardware: not tested, tested without "
+         "an accuracy gate, gated and failing, gated and passing. A combination counts only "
+         "when one lane exercised all of it.")
+if not c.has_data():
+    c.empty_store()
+    st.stop()
+kw = c.filters()
+caps = c.view("capability_parity", **kw)
+c.chart("capability_parity", caps, key="capability_chart")
+st.dataframe(caps, hide_index=True, key="capabilities",
+             column_config={"url": st.column_config.LinkColumn("run", display_text="open")})
+c.notebook(f"caps = frames.capability_parity({c.kwargs_text(kw)})",
+           "charts.capability_parity(caps)")
