@@ -17,25 +17,13 @@ import sys
 import tempfile
 import time
 import urllib.request
-from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from collectors import demo  # noqa: E402
-from db.engine import make_engine  # noqa: E402
+from benchmarks.stores import demo_store  # noqa: E402
 
-END = date(2026, 11, 28)
 SCORECARD = ".st-key-scorecard [data-testid='stDataFrame']"
 CHROMIUM = os.environ.get("PARITY_CHROMIUM", "/usr/bin/chromium")
-
-
-def store(folder: Path, nights: int) -> Path:
-    path = folder / f"demo-{nights}.db"
-    if not path.exists():
-        engine = make_engine(path)
-        demo.build(engine, days=nights, end=END)
-        engine.dispose()
-    return path
 
 
 def serve(db: Path) -> tuple[subprocess.Popen, str]:
@@ -86,7 +74,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-app-"))
     folder.mkdir(parents=True, exist_ok=True)
-    small, large = store(folder, args.nights), store(folder, args.nights * args.scale)
+    small = demo_store(folder, args.nights)
+    large = demo_store(folder, args.nights * args.scale)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         cold_s, warm_s = measure(browser, small, args.repeat)

@@ -10,28 +10,13 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from collectors import demo  # noqa: E402
+from benchmarks.stores import demo_store  # noqa: E402
 from dashboard import notebook  # noqa: E402
-from db.engine import make_engine  # noqa: E402
 
-END = date(2026, 11, 28)
 WEEK = "2026-W47"
-
-
-def store(folder: Path, nights: int) -> Path:
-    """The demo store of `nights` nights (shared with benchmarks/views.py through --keep)."""
-    path = folder / f"demo-{nights}.db"
-    if not path.exists():
-        start = time.perf_counter()
-        engine = make_engine(path)
-        demo.build(engine, days=nights, end=END)
-        engine.dispose()
-        print(f"built {path.name} ({nights} nights) in {time.perf_counter() - start:.0f} s")
-    return path
 
 
 def timed(db: Path, out: Path) -> float:
@@ -48,7 +33,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-report-"))
     folder.mkdir(parents=True, exist_ok=True)
-    small, large = store(folder, args.nights), store(folder, args.nights * args.scale)
+    small = demo_store(folder, args.nights)
+    large = demo_store(folder, args.nights * args.scale)
     timed(small, folder / "warm")  # the first kernel start pays for imports from a cold disk
     a = timed(small, folder / "report-demo")
     b = timed(large, folder / f"report-{args.scale}x")

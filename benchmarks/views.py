@@ -10,31 +10,17 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from collectors import demo  # noqa: E402
+from benchmarks.stores import demo_store  # noqa: E402
 from dashboard import frames  # noqa: E402
-from db.engine import make_engine  # noqa: E402
 
 VIEWS = [("pass_rate_parity", {}), ("pass_rate_parity", {"latest": False, "since": "2026-11-01"}),
          ("test_matrix", {}), ("amd_only_failures", {}), ("skip_parity", {}), ("coverage", {}),
          ("performance_parity", {}), ("performance_summary", {}), ("pareto", {}),
          ("accuracy_parity", {}), ("regressions", {"since": "2026-11-01"}),
          ("flaky_tests", {"since": "2026-11-01"}), ("fleet", {}), ("scorecard", {})]
-END = date(2026, 11, 28)
-
-
-def store(folder: Path, nights: int) -> Path:
-    path = folder / f"demo-{nights}.db"
-    if not path.exists():
-        start = time.perf_counter()
-        engine = make_engine(path)
-        demo.build(engine, days=nights, end=END)
-        engine.dispose()
-        print(f"built {path.name} ({nights} nights) in {time.perf_counter() - start:.0f} s")
-    return path
 
 
 def timed(path: Path, name: str, kw: dict, repeat: int) -> float:
@@ -55,7 +41,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-views-"))
     folder.mkdir(parents=True, exist_ok=True)
-    small, large = store(folder, args.nights), store(folder, args.nights * args.scale)
+    small = demo_store(folder, args.nights)
+    large = demo_store(folder, args.nights * args.scale)
     print(f"{'view':<44}{'demo s':>9}{f'{args.scale}x s':>9}{'ratio':>8}")
     total_small = total_large = 0.0
     for name, kw in VIEWS:

@@ -117,6 +117,12 @@ def kwargs_text(kw: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kw.items() if v)
 
 
-def header(title: str, caption: str) -> None:
+def page(title: str, caption: str, **filter_options) -> dict:
+    """Every page's start: its title, the empty-store page (and stop) when there is no data,
+    else the sidebar filters; returns the filters as `frames` keyword arguments."""
     st.title(title)
     st.caption(caption)
+    if not has_data():
+        empty_store()
+        st.stop()
+    return filters(**filter_options)

@@ -3,13 +3,9 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per config and "
-         "concurrency; a cliff is a concurrency where AMD falls well below its other "
-         "concurrencies or below NVIDIA.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per config and "
+            "concurrency; a cliff is a concurrency where AMD falls well below its other "
+            "concurrencies or below NVIDIA.")
 acc = c.view("accuracy_parity", **kw)
 c.chart("accuracy_parity", acc, key="accuracy_chart")
 cliffs = acc[acc["cliff"].fillna(False).astype(bool)] if not acc.empty else acc

@@ -4,13 +4,9 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Capabilities", "Per framework × capability × hardware: not tested, tested without "
-         "an accuracy gate, gated and failing, gated and passing. A combination counts only "
-         "when one lane exercised all of it.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Capabilities", "Per framework × capability × hardware: not tested, tested without "
+            "an accuracy gate, gated and failing, gated and passing. A combination counts only "
+            "when one lane exercised all of it.")
 caps = c.view("capability_parity", **kw)
 c.chart("capability_parity", caps, key="capability_chart")
 st.dataframe(caps, hide_index=True, key="capabilities",

@@ -3,12 +3,8 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that build but run "
-         "nothing, have no accuracy gate, or are stale.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that build but run "
+            "nothing, have no accuracy gate, or are stale.")
 gaps = c.view("coverage", **kw)
 st.dataframe(gaps, hide_index=True, key="gaps")
 c.chart("coverage", gaps, key="coverage_chart")

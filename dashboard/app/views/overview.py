@@ -4,13 +4,9 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
-         "the reference's suites, pass rate on the same tests, performance at matched "
-         "configs, accuracy, open findings and the fleet.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
+            "the reference's suites, pass rate on the same tests, performance at matched "
+            "configs, accuracy, open findings and the fleet.")
 head = c.view("headline", **kw)
 if head.empty:
     st.warning("No AMD lane with an NVIDIA reference ran in this window.")

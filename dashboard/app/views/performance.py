@@ -4,12 +4,8 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Performance", "AMD/NVIDIA at matched configs (model, precision, parallelism, "
-         "ISL/OSL, concurrency); > 1 means AMD is better.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Performance", "AMD/NVIDIA at matched configs (model, precision, parallelism, "
+            "ISL/OSL, concurrency); > 1 means AMD is better.")
 summary = c.view("performance_summary", **kw)
 st.subheader("Summary")
 st.dataframe(summary, hide_index=True, key="summary")

@@ -3,12 +3,8 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Regressions & flaky tests", "Change points in performance series, new test "
-         "failures, accuracy drops and cliffs; tests that pass and fail on the same code.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Regressions & flaky tests", "Change points in performance series, new test "
+            "failures, accuracy drops and cliffs; tests that pass and fail on the same code.")
 kinds_all = ["performance", "test", "accuracy"]
 asked = [k for k in st.query_params.get("kinds", "").split(",") if k in kinds_all] or kinds_all
 kinds = st.multiselect("Kinds", kinds_all, default=asked, key="f_kinds")

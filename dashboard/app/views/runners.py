@@ -3,12 +3,8 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Runners", "Self-hosted runners per vendor pool from the latest snapshot, and how "
-         "long jobs waited for one.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters(amd_only=False, framework=False)
+kw = c.page("Runners", "Self-hosted runners per vendor pool from the latest snapshot, and how "
+            "long jobs waited for one.", amd_only=False, framework=False)
 fleet = c.view("fleet", hardware=kw["hardware"], week=kw.get("week"))
 st.dataframe(fleet, hide_index=True, key="fleet")
 c.chart("fleet", fleet, key="fleet_chart")

@@ -4,12 +4,8 @@ import streamlit as st
 
 from dashboard.app import common as c
 
-c.header("Tests", "Which tests fail or are skipped only on AMD, and a test's history on "
-         "every hardware.")
-if not c.has_data():
-    c.empty_store()
-    st.stop()
-kw = c.filters()
+kw = c.page("Tests", "Which tests fail or are skipped only on AMD, and a test's history on "
+            "every hardware.")
 test = st.query_params.get("test", "")
 if test:  # keep it in the URL (a link to this same page may not put it there)
     st.query_params["test"] = test
