@@ -229,6 +229,16 @@ def markdown(report: WeeklyReport) -> str:
     return "\n".join(out) + "\n"
 
 
+COMMENT_LIMIT = 65_536  # characters GitHub accepts in one comment
+
+
+def comment_body(md: str, limit: int = COMMENT_LIMIT) -> str:
+    """The Markdown as an issue comment: cut, with a note, if GitHub would refuse it."""
+    if len(md) <= limit:
+        return md
+    return md[: limit - 200] + "\n\n(cut to fit a GitHub comment; the full report is in report.md)\n"
+
+
 # -- JSON and CSV -------------------------------------------------------------------------------
 
 def _records(df: pd.DataFrame) -> list[dict]:

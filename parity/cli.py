@@ -276,8 +276,8 @@ def cmd_runner_register(args) -> int:
 
 
 def cmd_runner_list(args) -> int:
-    from db.hardware import vocabulary
     from runners.github import ApiError
+    from runners.register import describe
 
     api, _ = _runner_api(args)
     try:
@@ -285,15 +285,7 @@ def cmd_runner_list(args) -> int:
     except ApiError as exc:
         print(f"ERROR {exc}", file=sys.stderr)
         return 1
-    vocab = vocabulary()
-    rows = []
-    for r in runners:
-        labels = [x.get("name", "") for x in r.get("labels") or []]
-        hw = vocab.identify_any([*labels, r.get("name")])
-        state = "offline" if r.get("status") != "online" else ("busy" if r.get("busy") else "idle")
-        rows.append({"id": r.get("id"), "name": r.get("name"), "state": state,
-                     "hardware": hw.sku or hw.arch or "", "labels": labels,
-                     "ephemeral": bool(r.get("ephemeral"))})
+    rows = describe(runners)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -343,14 +335,11 @@ def cmd_bundle(args) -> int:
     return 0
 
 
-GITHUB_COMMENT_LIMIT = 65_536
-
-
 def cmd_report_weekly(args) -> int:
     import re
     from pathlib import Path
 
-    from dashboard import notebook
+    from dashboard import notebook, report
 
     if args.post_issue and not re.fullmatch(r"[\w.-]+/[\w.-]+#\d+", args.post_issue):
         print("ERROR --post-issue takes OWNER/NAME#NUMBER", file=sys.stderr)
@@ -368,9 +357,7 @@ def cmd_report_weekly(args) -> int:
         if not md.exists():
             print("ERROR --post-issue needs the md format", file=sys.stderr)
             return 2
-        body = md.read_text(encoding="utf-8")
-        if len(body) > GITHUB_COMMENT_LIMIT:
-            body = body[:GITHUB_COMMENT_LIMIT - 200] + "\n\n(cut to fit a GitHub comment; the full report is in report.md)\n"
+        body = report.comment_body(md.read_text(encoding="utf-8"))
         repo, number = args.post_issue.split("#")
         settings = Settings.from_env()
         try:
@@ -382,33 +369,14 @@ def cmd_report_weekly(args) -> int:
     return 0
 
 
-def _public_env(db: str | None) -> dict[str, str]:
-    """The app's environment: no token, secret or password variable reaches it."""
-    import os
-    import re
-
-    secret = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY", re.I)
-    env = {k: v for k, v in os.environ.items() if not secret.search(k)}
-    if db:
-        env["PARITY_DB_URL"] = db
-    return env
-
-
 def cmd_serve(args) -> int:
     import os
-    from pathlib import Path
 
-    import dashboard
+    from dashboard import serve
 
-    app = Path(dashboard.__file__).resolve().parent / "app" / "main.py"
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app),
-           "--server.port", str(args.port), "--server.address", args.address,
-           "--server.headless", "true", "--server.fileWatcherType", "none",
-           "--server.runOnSave", "false", "--browser.gatherUsageStats", "false",
-           "--client.toolbarMode", "viewer", "--client.showErrorDetails", "none",
-           "--global.developmentMode", "false"]
     print(f"Parity at http://{args.address}:{args.port} (read-only; Ctrl-C stops it)", flush=True)
-    os.execve(sys.executable, cmd, _public_env(args.db))  # Streamlit takes over this process
+    cmd = serve.command(args.port, args.address)
+    os.execve(cmd[0], cmd, serve.environment(args.db))  # Streamlit takes over this process
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,6 +24,7 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from db.hardware import vocabulary
 from runners.detect import Host
 from runners.github import ApiError, RunnerApi
 from runners.settings import Secret, Settings
@@ -201,3 +202,18 @@ def find_runner(api: RunnerApi, scope: tuple[str, str], name: str) -> dict:
         if r.get("name") == name:
             return r
     raise ApiError(f"no runner named {name!r} in {scope[0]} {scope[1]}", 404)
+
+
+def describe(runners: list[dict]) -> list[dict]:
+    """Runners as `parity runner list` shows them: state (idle, busy, offline), the hardware
+    their labels imply, their labels, and whether they are just-in-time."""
+    vocab = vocabulary()
+    rows = []
+    for r in runners:
+        labels = [x.get("name", "") for x in r.get("labels") or []]
+        hw = vocab.identify_any([*labels, r.get("name")])
+        state = "offline" if r.get("status") != "online" else ("busy" if r.get("busy") else "idle")
+        rows.append({"id": r.get("id"), "name": r.get("name"), "state": state,
+                     "hardware": hw.sku or hw.arch or "", "labels": labels,
+                     "ephemeral": bool(r.get("ephemeral"))})
+    return rows

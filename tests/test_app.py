@@ -100,3 +100,15 @@ def test_the_apps_connection_cannot_write_on_postgres(pg_engine):
     with pytest.raises(Exception, match="read-only"):
         with tables.open_store(url).begin() as conn:
             conn.execute(text("DELETE FROM ci_run"))
+
+
+def test_serve_passes_no_secret_and_locks_the_app_down():
+    from dashboard import serve
+
+    env = serve.environment("sqlite:///x.db", {"GITHUB_TOKEN": "t", "GH_TOKEN": "t",
+                                               "AWS_SECRET_ACCESS_KEY": "s", "PGPASSWORD": "p",
+                                               "HOME": "/root", "PARITY_DB_URL": "other"})
+    assert env == {"HOME": "/root", "PARITY_DB_URL": "sqlite:///x.db"}
+    cmd = " ".join(serve.command(8555, "127.0.0.1"))
+    assert "--client.toolbarMode viewer" in cmd and "--client.showErrorDetails none" in cmd
+    assert "--server.address 127.0.0.1" in cmd and "--browser.gatherUsageStats false" in cmd

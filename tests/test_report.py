@@ -145,3 +145,11 @@ def test_post_issue_through_the_fake_github(demo_db, tmp_path):
         assert [c["issue"] for c in w.comments] == [12]
         assert w.comments[0]["body"] == (tmp_path / "p" / "report.md").read_text()
     assert TOKEN not in done.stdout + done.stderr
+
+
+def test_a_long_report_is_cut_to_fit_a_comment():
+    from dashboard.report import comment_body
+
+    assert comment_body("short") == "short"
+    cut = comment_body("x" * 70_000)
+    assert len(cut) <= 65_536 and cut.endswith("the full report is in report.md)\n")
