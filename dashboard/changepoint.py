@@ -136,19 +136,22 @@ def _best(y: np.ndarray, min_size: int) -> tuple[int, float]:
     return k, float(scores[k])
 
 
-def calibrate(lengths=(8, 12, 16, 24, 32, 48, 64, 100, 150, 200, 300, 500, 1000, 2000),
-              sims: int = 4000, alpha: float = ALPHA, seed: int = 0) -> tuple[tuple[int, float], ...]:
-    """Simulate Gaussian null series and return the (1 - alpha) quantile of the best-split
-    statistic after cleaning, per length: the table `CALIBRATION` holds."""
+def _null_quantiles(statistic, lengths, sims: int, alpha: float, seed: int):
+    """Per length, the (1 - alpha) quantile of `statistic` on cleaned Gaussian null series."""
     rng = np.random.default_rng(seed)
     out = []
     for n in lengths:
         best = np.empty(sims)
         for i in range(sims):
-            y, _ = clean(rng.standard_normal(n))
-            best[i] = _best(y, MIN_SIZE)[1]
+            best[i] = statistic(clean(rng.standard_normal(n))[0])
         out.append((n, round(float(np.quantile(best, 1 - alpha)), 3)))
     return tuple(out)
+
+
+def calibrate(lengths=(8, 12, 16, 24, 32, 48, 64, 100, 150, 200, 300, 500, 1000, 2000),
+              sims: int = 4000, alpha: float = ALPHA, seed: int = 0) -> tuple[tuple[int, float], ...]:
+    """The null quantile of the best-split statistic per length: the table `CALIBRATION`."""
+    return _null_quantiles(lambda y: _best(y, MIN_SIZE)[1], lengths, sims, alpha, seed)
 
 
 def _tail_best(y: np.ndarray, min_after: int) -> tuple[int, float]:
@@ -167,31 +170,25 @@ def _tail_best(y: np.ndarray, min_after: int) -> tuple[int, float]:
 
 def calibrate_tail(lengths=(16, 24, 32, 48, 64, 100, 200, 500, 1000), sims: int = 4000,
                    alpha: float = ALPHA, min_after: int = 3, seed: int = 0):
-    """The (1 - alpha) null quantile of the tail statistic, per length (`TAIL_CALIBRATION`)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for n in lengths:
-        best = np.empty(sims)
-        for i in range(sims):
-            y, _ = clean(rng.standard_normal(n))
-            best[i] = _tail_best(y, min_after)[1]
-        out.append((n, round(float(np.quantile(best, 1 - alpha)), 3)))
-    return tuple(out)
+    """The null quantile of the tail statistic per length: the table `TAIL_CALIBRATION`."""
+    return _null_quantiles(lambda y: _tail_best(y, min_after)[1], lengths, sims, alpha, seed)
 
 
-def tail_threshold(n: int) -> float:
-    ns = np.array([c[0] for c in TAIL_CALIBRATION], float)
-    ts = np.array([c[1] for c in TAIL_CALIBRATION], float)
+def _lookup(table, n: int) -> float:
+    ns = np.array([c[0] for c in table], float)
+    ts = np.array([c[1] for c in table], float)
     n = min(max(n, ns[0]), ns[-1])
     return float(np.interp(math.log(n), np.log(ns), ts))
 
 
 def threshold(n: int) -> float:
     """The calibrated threshold for a series of length n (log-interpolated)."""
-    ns = np.array([c[0] for c in CALIBRATION], float)
-    ts = np.array([c[1] for c in CALIBRATION], float)
-    n = min(max(n, ns[0]), ns[-1])
-    return float(np.interp(math.log(n), np.log(ns), ts))
+    return _lookup(CALIBRATION, n)
+
+
+def tail_threshold(n: int) -> float:
+    """The calibrated threshold of the tail test for a segment of length n."""
+    return _lookup(TAIL_CALIBRATION, n)
 
 
 def _step_beats_line(y: np.ndarray, k: int) -> bool:
