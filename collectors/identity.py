@@ -28,7 +28,6 @@ SKIP_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((cat, re.compile(rx, re.I
     ("platform", r"windows|macos|darwin|cpu[- ]only|requires? cpu|not linux"),
 ))
 
-VENDOR_GATED = {"vendor_amd", "vendor_nvidia"}
 
 
 @lru_cache(maxsize=4096)  # reports repeat a handful of reasons thousands of times

@@ -16,10 +16,11 @@ from typing import Any
 from sqlalchemy import Connection
 
 from collectors.formats.records import ParseResult, TestRecord
-from collectors.identity import VENDOR_GATED, ParityKeys, skip_category
+from collectors.identity import ParityKeys, skip_category
 from db import store
 from db.capabilities import capabilities
 from db.hardware import Vocabulary
+from db.models import VENDOR_GATED
 
 FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
 

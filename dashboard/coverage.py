@@ -6,8 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.performance import config_label
-
-GATED = ("vendor_amd", "vendor_nvidia")
+from db.models import VENDOR_GATED
 
 
 def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFrame:
@@ -30,7 +29,7 @@ def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFram
     else:
         counts["ran_on_reference"] = 0
     counts["ran_on_reference"] = counts["ran_on_reference"].fillna(0).astype(int)
-    counts["vendor_gated"] = counts["skip_category"].isin(GATED)
+    counts["vendor_gated"] = counts["skip_category"].isin(list(VENDOR_GATED))
     return counts[cols].sort_values(["framework", "vendor", "hardware", "skips"],
                                     ascending=[True, True, True, False]).reset_index(drop=True)
 

@@ -150,6 +150,11 @@ class TestCase(Base):
     group_name: Mapped[str] = mapped_column(Text, default="")  # file, else classname
 
 
+# `skip_category` values that say a test cannot run on one vendor's stack: the parity views
+# count such a skip on AMD against AMD (collectors classify, dashboard counts)
+VENDOR_GATED = frozenset({"vendor_amd", "vendor_nvidia"})
+
+
 class TestResult(Base):
     """One execution of one test in one job (after de-duplication of the report).
     No natural key of its own: an artifact is ingested once, so its rows are too."""
