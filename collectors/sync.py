@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, TextIO
@@ -332,7 +332,7 @@ class GitHubSync:
             self.writer.ensure_job(conn, prov)
             provs[str(job["id"])] = prov
         run_prov = self._attempt_prov(base, run, latest, latest)
-        run_pk = store.upsert_run(conn, **_run_row(run_prov))
+        run_pk = self.writer.ensure_run(conn, run_prov)
         with_results: set[str] = set()
         for item in fetched:
             job_id, how, label = _map_artifact(item, by_id, self.writer.vocab)
@@ -375,8 +375,7 @@ class GitHubSync:
         store.mark_synced(conn, CI, repo, str(run["id"]), latest, len(jobs), len(fetched))
 
     def _attempt_prov(self, base: Provenance, run: dict, attempt: int, latest: int) -> Provenance:
-        prov = Provenance(**{**base.__dict__, "runner_labels": [], "hardware": []})
-        prov.attempt = attempt
+        prov = replace(base, runner_labels=[], hardware=[], attempt=attempt)
         if attempt == latest:
             prov.run_conclusion = run.get("conclusion") or ""
             prov.run_url = run.get("html_url") or ""
@@ -430,8 +429,7 @@ class GitHubSync:
                 p = prov
                 if not item.manifest or not item.manifest.framework:
                     if not options.framework and prov.framework in ("", "other"):
-                        p = Provenance(**{**prov.__dict__,
-                                          "framework": infer_framework(result, f"{name}/{member}")})
+                        p = replace(prov, framework=infer_framework(result, f"{name}/{member}"))
                 art = ArtifactInfo(path=f"{name}!{member}", sha256=blob.sha256, size_bytes=blob.size,
                                    format=fmt.name, parser_version=fmt.version, name=name)
                 _, written = self.writer.write(conn, result, p, art)
@@ -474,14 +472,6 @@ class GitHubSync:
         _, written = self.writer.write(conn, result, prov, art)
         report.files += 1
         report.records += written
-
-
-def _run_row(prov: Provenance) -> dict:
-    return dict(ci_system=prov.ci_system, repository=prov.repository, run_id=prov.run_id,
-                attempt=prov.attempt, workflow=prov.workflow, head_sha=prov.head_sha,
-                branch=prov.branch, event=prov.event, conclusion=prov.run_conclusion,
-                url=prov.run_url, created_at=prov.run_created_at, started_at=prov.run_started_at,
-                completed_at=prov.run_completed_at)
 
 
 def _worth_a_log(job: dict) -> bool:
@@ -530,7 +520,7 @@ def _map_artifact(item: _Fetched, jobs: dict[str, dict], vocab) -> tuple[str | N
 
 
 def _apply_manifest(prov: Provenance, m: manifests.Manifest) -> Provenance:
-    values = dict(prov.__dict__)
+    values: dict = {}
     if m.framework:
         values["framework"] = m.framework if m.framework in ("vllm", "sglang", "pytorch") else "other"
     if m.commit and not prov.head_sha:  # the run's own commit wins: it names the run row
@@ -543,4 +533,4 @@ def _apply_manifest(prov: Provenance, m: manifests.Manifest) -> Provenance:
         values["hardware"] = [m.hardware]
     if m.capabilities:
         values["capabilities"] = list(m.capabilities)
-    return Provenance(**values)
+    return replace(prov, **values)

@@ -200,16 +200,21 @@ class Writer:
         store.add_capabilities(conn, pk, tags)
         return pk
 
-    def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
-        hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)
-        fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
-                                       prov.image, prov.rocm_version, prov.cuda_version)
-        run_pk = store.upsert_run(
+    @staticmethod
+    def ensure_run(conn: Connection, prov: Provenance) -> int:
+        """The primary key of the run (attempt) the provenance names, created as needed."""
+        return store.upsert_run(
             conn, ci_system=prov.ci_system, repository=prov.repository, run_id=str(prov.run_id),
             attempt=prov.attempt, workflow=prov.workflow, head_sha=prov.head_sha,
             branch=prov.branch, event=prov.event, conclusion=prov.run_conclusion,
             url=prov.run_url, created_at=prov.run_created_at, started_at=prov.run_started_at,
             completed_at=prov.run_completed_at)
+
+    def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
+        hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)
+        fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
+                                       prov.image, prov.rocm_version, prov.cuda_version)
+        run_pk = self.ensure_run(conn, prov)
         return store.upsert_job(
             conn, run_pk, str(prov.job_id), name=prov.job_name, suite=prov.suite,
             runner_labels=json.dumps(prov.runner_labels), runner_name=prov.runner_name,
