@@ -390,11 +390,12 @@ HEADLINE_DAYS = 14  # without a window, the headline looks at the last two weeks
 
 
 def headline(store: Store = None, *, framework=None, hardware=None, since=None, until=None,
-             week=None, pairs=None) -> pd.DataFrame:
+             week=None, pairs=None, findings: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per framework × AMD hardware against its NVIDIA reference: coverage (suites tested of
     the reference's), same-denominator pass rate, performance ratio, accuracy difference and
     cliffs, open findings, and the run and commit the pass rate comes from (`headline.py`).
-    Without a window: the last `HEADLINE_DAYS` days up to the newest run."""
+    Without a window: the last `HEADLINE_DAYS` days up to the newest run. `findings`: the
+    `regressions()` frame for the same filters, when the caller already has it."""
     if since is None and until is None and week is None:
         newest = tables.newest_run(tables.open_store(store))
         if newest is not None:
@@ -404,7 +405,7 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
               pairs=pairs)
     by_suite = pass_rate_parity(store, **kw)
     jobs = _in(_jobs(store, framework, None, when), when)
-    found = regressions(store, **kw)
+    found = regressions(store, **kw) if findings is None else findings
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
                                   accuracy_parity(store, **kw), found)
     return _only_amd(out, hardware)

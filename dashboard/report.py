@@ -63,8 +63,11 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
     when, label = _window(week, since, until)
     prev = when.previous()
     kw = dict(framework=framework, since=when.start, until=when.end)
-    head = frames.headline(store, **kw)
-    before = frames.headline(store, framework=framework, since=prev.start, until=prev.end)
+    findings = frames.regressions(store, **kw)
+    head = frames.headline(store, **kw, findings=findings)
+    # last week's same-denominator rate: the per-hardware roll-up is the headline's rate
+    before = frames.pass_rate_parity(store, framework=framework, since=prev.start,
+                                     until=prev.end, by="hardware")
     if not head.empty:
         keys = ["framework", "amd_hardware", "nvidia_hardware"]
         last = before[keys + ["same_denominator_rate"]].rename(
@@ -72,10 +75,10 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
             pd.DataFrame(columns=keys + ["last_week_rate"])
         head = head.merge(last, on=keys, how="left")
         head["rate_change"] = head["same_denominator_rate"] - head["last_week_rate"]
-    found = frames.regressions(store, **kw)
+    found = findings
     if not found.empty:
-        found = found[found["status"].isin(("regression", "cliff", "drop", "new failure"))]
-        found = found[found["vendor"] == "amd"].head(top * 3)
+        found = found[found["status"].isin(("regression", "cliff", "drop", "new failure"))
+                      & (found["vendor"] == "amd")].head(top * 3)
     failures = frames.amd_only_failures(store, **kw)
     gaps = frames.coverage(store, **kw)
     fleet = frames.fleet(store, since=when.start, until=when.end)
