@@ -227,6 +227,13 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
     return df[df["value"].notna()].reset_index(drop=True)
 
 
+def _read_by_job(engine: Engine, stmt, job_pk, framework, when) -> pd.DataFrame:
+    """Read rows keyed by `job_pk`, limited to the frameworks and the run window."""
+    stmt = (stmt.join(CiJob, CiJob.id == job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
+            .join(Framework, Framework.id == CiJob.framework_id, isouter=True))
+    return _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+
+
 def job_capabilities(engine: Engine, *, framework=None,
                      when: Period | None = None) -> pd.DataFrame:
     """Capabilities jobs were tagged with at ingest (names and manifests)."""
@@ -234,10 +241,7 @@ def job_capabilities(engine: Engine, *, framework=None,
     if not has_data(engine) or not inspect(engine).has_table(JobCapability.__tablename__):
         return pd.DataFrame(columns=columns)
     c = JobCapability
-    stmt = (select(c.job_pk, c.name, c.source).join(CiJob, CiJob.id == c.job_pk)
-            .join(CiRun, CiRun.id == CiJob.run_pk)
-            .join(Framework, Framework.id == CiJob.framework_id, isouter=True))
-    return _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+    return _read_by_job(engine, select(c.job_pk, c.name, c.source), c.job_pk, framework, when)
 
 
 def result_configs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
@@ -249,10 +253,8 @@ def result_configs(engine: Engine, *, framework=None, when: Period | None = None
     parts = []
     b = BenchmarkMetric
     stmt = (select(b.job_pk, b.config_key, func.min(b.config).label("config"))
-            .join(CiJob, CiJob.id == b.job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
-            .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
             .group_by(b.job_pk, b.config_key))
-    bench = _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+    bench = _read_by_job(engine, stmt, b.job_pk, framework, when)
     parts.append(bench.assign(kind="benchmark", gated=0, gate_passed=None, value=None, task=None))
     a = AccuracyMetric
     gated = func.sum(case((a.gate_passed.is_not(None), 1), else_=0))
@@ -260,11 +262,8 @@ def result_configs(engine: Engine, *, framework=None, when: Period | None = None
     stmt = (select(a.job_pk, a.config_key, func.min(a.config).label("config"),
                    gated.label("gated"), failed.label("failed"), func.min(a.value).label("value"),
                    func.min(a.task).label("task"))
-            .join(CiJob, CiJob.id == a.job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
-            .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
-            .where(a.is_group.is_(False))
-            .group_by(a.job_pk, a.config_key))
-    acc = _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+            .where(a.is_group.is_(False)).group_by(a.job_pk, a.config_key))
+    acc = _read_by_job(engine, stmt, a.job_pk, framework, when)
     acc["gate_passed"] = (acc["failed"] == 0).where(acc["gated"] > 0)
     parts.append(acc.drop(columns="failed").assign(kind="accuracy"))
     parts = [p for p in parts if not p.empty]
