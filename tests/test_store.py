@@ -13,7 +13,7 @@ from collectors import demo
 from collectors.ingest import IngestOptions, ingest
 from db.hardware import vocabulary
 from db.inventory import inventory
-from db.migrate import current_revision, head_revision, upgrade
+from db.migrate import HEAD, current_revision, head_revision, upgrade
 import db.models as m
 from db.models import Base, CiJob, CiRun, Hardware
 from parity.cli import main
@@ -29,7 +29,8 @@ JUNIT = """<testsuites><testsuite name="pytest" timestamp="2026-11-20T02:00:00+0
 def test_migrations_from_empty_match_the_models(engine):
     assert current_revision(engine) is None
     upgrade(engine)
-    assert current_revision(engine) == head_revision()
+    assert current_revision(engine) == head_revision() == HEAD, \
+        "db.migrate.HEAD must name the newest revision file"
     with engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     assert diff == [], f"models and migrations disagree: {diff}"

@@ -94,12 +94,13 @@ def parse(stream: BinaryIO) -> ParseResult:
     stream.seek(0)
     result = ParseResult(format="junit")
     by_key: dict[str, TestRecord] = {}
-    suites: list[str] = []
     root_seen = False
     seen = 0
+    # end events only: a testcase finds its suite through its parent, which the parser has
+    # already built with its attributes; start events would double the callbacks
     context = etree.iterparse(
         stream,
-        events=("start", "end"),
+        events=("end",),
         tag=("testsuite", "testsuites", "testcase"),
         huge_tree=True,
         resolve_entities=False,
@@ -108,36 +109,47 @@ def parse(stream: BinaryIO) -> ParseResult:
         remove_comments=True,
         remove_pis=True,
     )
+    parent, suite = None, ""
     try:
-        for event, elem in context:
-            tag = elem.tag
-            if tag == "testcase":
-                if event == "end":
-                    _add_case(elem, suites[-1] if suites else "", by_key)
-                    elem.clear(keep_tail=False)
-                    seen += 1
-                    if not seen & 1023:  # drop the cleared siblings read so far, in batches
-                        _prune(elem, result.meta)
+        for _, elem in context:
+            if elem.tag == "testcase":
+                up = elem.getparent()
+                if up is not parent:  # the same proxy while we hold it: one lookup per suite
+                    parent = up
+                    suite, found = _suite_of(up, result.meta)
+                    root_seen = root_seen or found
+                _add_case(elem, suite, by_key)
+                elem.clear(keep_tail=False)
+                seen += 1
+                if not seen & 1023:  # drop the cleared siblings read so far, in batches
+                    _prune(elem, result.meta)
                 continue
-            if event == "start":
-                root_seen = True
-                if tag == "testsuite":
-                    suites.append(_XMLRUNNER_SUFFIX.sub("", elem.get("name") or ""))
-                    if "timestamp" not in result.meta and elem.get("timestamp"):
-                        result.meta["timestamp"] = elem.get("timestamp")
-                    if "hostname" not in result.meta and elem.get("hostname"):
-                        result.meta["hostname"] = elem.get("hostname")
-            else:
-                if tag == "testsuite":
-                    _suite_properties(elem, result.meta)
-                    if suites:
-                        suites.pop()
+            root_seen = True
+            if elem.tag == "testsuite":
+                _suite_of(elem, result.meta)
+                _suite_properties(elem, result.meta)
     except etree.XMLSyntaxError as exc:
         raise ParseError(f"malformed XML: {exc.msg or exc}") from None
     if not root_seen:
         raise ParseError("not a JUnit report: no <testsuite> or <testsuites> element")
     result.tests = list(by_key.values())
     return result
+
+
+def _suite_of(elem, meta: dict) -> tuple[str, bool]:
+    """The name of the innermost `<testsuite>` at or above `elem` (recording the first
+    suite's timestamp and host), and whether any JUnit root encloses it."""
+    root = False
+    while elem is not None:
+        tag = elem.tag
+        if tag == "testsuite":
+            for attr in ("timestamp", "hostname"):
+                if attr not in meta and elem.get(attr):
+                    meta[attr] = elem.get(attr)
+            return _XMLRUNNER_SUFFIX.sub("", elem.get("name") or ""), True
+        root = root or tag == "testsuites"
+        elem = elem.getparent()
+    return "", root
 
 
 def _prune(elem, meta: dict) -> None:
