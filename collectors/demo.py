@@ -195,7 +195,7 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
     for night in range(days):
         day = start + timedelta(days=night)
         created = datetime.combine(day, time(2, 0))
-        with engine.begin() as conn:
+        with store.bulk_transaction(engine) as conn:
             for fw, suites in SUITES.items():
                 commit = _sha(fw, day)[:40]
                 for hw, labels in LABELS.items():

@@ -17,7 +17,8 @@ from collectors.formats.detect import FORMATS, HEAD_BYTES, NotRecognised, detect
 from collectors.formats.records import ParseError, ParseResult
 from collectors.settings import Settings
 from collectors.sources import Blob, expand, file_sha256
-from collectors.writer import FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time
+from collectors.writer import (FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time,
+                               paused_gc)
 from db import manifest as manifests
 from db import store
 from db.hardware import vocabulary
@@ -167,6 +168,10 @@ class Ingester:
         return result, fmt
 
     def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+        with paused_gc():
+            return self._parse_and_write(blob, options)
+
+    def _parse_and_write(self, blob: Blob, options: IngestOptions) -> FileOutcome:
         parsed = self.parse(blob, options.format)
         if isinstance(parsed, str):
             return FileOutcome(blob.name, "skipped", reason=parsed)
@@ -175,7 +180,7 @@ class Ingester:
         art = ArtifactInfo(path=blob.name, sha256=blob.sha256, size_bytes=blob.size,
                            format=fmt.name, parser_version=fmt.version, name=blob.archive_name)
         try:
-            with self.engine.begin() as conn:
+            with store.bulk_transaction(self.engine) as conn:
                 status, written = self.writer.write(conn, result, prov, art)
         except Exception:
             self.writer.forget_cache()

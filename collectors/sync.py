@@ -38,7 +38,7 @@ from collectors.identity import suite_of_job
 from collectors.ingest import FileRejected, Ingester, framework_in_name, infer_framework
 from collectors.settings import Settings
 from collectors.sources import Blob, expand
-from collectors.writer import ArtifactInfo, Provenance, parse_time
+from collectors.writer import ArtifactInfo, Provenance, parse_time, paused_gc
 from db import store
 
 CAP = 1000  # results a filtered run list returns at most
@@ -279,7 +279,7 @@ class GitHubSync:
         artifacts = self.client.all(f"/repos/{repo}/actions/runs/{rid}/artifacts", "artifacts")
         with tempfile.TemporaryDirectory(prefix="parity-sync-") as tmp:
             fetched = [self._fetch(a, repo, Path(tmp)) for a in artifacts]
-            with self.engine.begin() as conn:
+            with paused_gc(), store.bulk_transaction(self.engine) as conn:
                 try:
                     self._write_run(conn, run, jobs, fetched, options, report, Path(tmp))
                 except Exception:

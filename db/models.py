@@ -157,18 +157,20 @@ VENDOR_GATED = frozenset({"vendor_amd", "vendor_nvidia"})
 
 class TestResult(Base):
     """One execution of one test in one job (after de-duplication of the report).
-    No natural key of its own: an artifact is ingested once, so its rows are too."""
+
+    Keyed (job, test, artifact): an artifact holds each test once and is ingested once.
+    On SQLite the table is clustered on that key (WITHOUT ROWID), so a job's results sit
+    together, the views' reads by job need no second index, and a bulk insert in key order
+    appends to a single B-tree."""
 
     __tablename__ = "test_result"
-    __table_args__ = (
-        Index("ix_test_result_job", "job_pk"),
-        Index("ix_test_result_test", "test_pk"),
-    )
+    __table_args__ = {"sqlite_with_rowid": False}
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
-    artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"))
-    test_pk: Mapped[int] = mapped_column(ID, ForeignKey("test_case.id"))
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    test_pk: Mapped[int] = mapped_column(ID, ForeignKey("test_case.id"), primary_key=True)
+    artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"),
+                                             primary_key=True)
     outcome: Mapped[str] = mapped_column(String(16))  # passed failed error skipped xfailed xpassed
     phase: Mapped[str | None] = mapped_column(String(16))
     duration_s: Mapped[float | None] = mapped_column(Float)

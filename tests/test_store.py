@@ -38,6 +38,53 @@ def test_migrations_from_empty_match_the_models(engine):
     assert set(inspect(engine).get_table_names()) >= {t for t in Base.metadata.tables}
 
 
+def test_0005_keys_results_by_job_test_and_artifact_and_keeps_the_last_repeat(engine):
+    from alembic import command
+
+    from db.migrate import alembic_config
+
+    upgrade(engine, "0004")
+    rows = [  # (id, job_pk, artifact_pk, test_pk, outcome): test 7 stored twice by artifact 1
+        (1, 1, 1, 7, "failed"), (2, 1, 1, 8, "passed"), (3, 1, 1, 7, "passed"),
+        (4, 1, 2, 7, "skipped")]
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO ci_run (id, ci_system, repository, workflow, run_id, attempt,"
+                          " head_sha, branch, event, conclusion, url) "
+                          "VALUES (1, 'local', '', '', '1', 1, '', '', '', '', '')"))
+        conn.execute(text("INSERT INTO ci_job (id, run_pk, job_id, name, suite, runner_labels, "
+                          "runner_name, runner_group, conclusion, url) "
+                          "VALUES (1, 1, 'j', '', '', '[]', '', '', '', '')"))
+        for a in (1, 2):
+            conn.execute(text(
+                "INSERT INTO artifact (id, job_pk, name, path, sha256, size_bytes, format, "
+                "parser_version, records, ingested_at) "
+                f"VALUES ({a}, 1, '', 'p{a}', 's{a}', 0, 'junit', '1', 0, '2026-11-01')"))
+        for t in (7, 8):
+            conn.execute(text("INSERT INTO test_case (id, test_key, parity_id, parity_key, file, "
+                              f"classname, name, group_name) VALUES ({t}, 'k{t}', {t}, 'k{t}', "
+                              "'', '', 'k', '')"))
+        for r in rows:
+            conn.execute(text("INSERT INTO test_result (id, job_pk, artifact_pk, test_pk, "
+                              "outcome, rerun_count) VALUES (:i, :j, :a, :t, :o, 0)"),
+                         dict(zip("ijato", r)))
+    upgrade(engine)
+    query = text("SELECT job_pk, artifact_pk, test_pk, outcome FROM test_result "
+                 "ORDER BY artifact_pk, test_pk")
+    with engine.connect() as conn:
+        assert [tuple(r) for r in conn.execute(query)] == [
+            (1, 1, 7, "passed"), (1, 1, 8, "passed"), (1, 2, 7, "skipped")]
+    assert inspect(engine).get_pk_constraint("test_result")["constrained_columns"] == [
+        "job_pk", "test_pk", "artifact_pk"]
+    assert inspect(engine).get_indexes("test_result") == []
+    command.downgrade(alembic_config(engine), "0004")
+    with engine.connect() as conn:
+        assert len(conn.execute(query).all()) == 3
+    assert {i["name"] for i in inspect(engine).get_indexes("test_result")} == {
+        "ix_test_result_job", "ix_test_result_test"}
+    upgrade(engine)
+    assert current_revision(engine) == HEAD
+
+
 def test_round_trip_and_idempotency(engine, tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "junit.xml").write_text(JUNIT)
@@ -70,6 +117,32 @@ def test_round_trip_and_idempotency(engine, tmp_path):
     assert second.count("ingested") == 0 and second.count("unchanged") == 2
     after = inventory(engine)
     assert after == before
+    if engine.dialect.name == "sqlite":  # the bulk path skips SQLite's per-row FK lookups
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+
+
+def test_a_test_reported_twice_in_one_file_is_one_row_with_reruns(engine, tmp_path):
+    log = tmp_path / "pytest.log"
+    log.write_text("""============================= test session starts ==============================
+collected 2 items
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_x - AssertionError: first
+========================= 1 failed, 1 passed in 1.00s ==========================
+============================= test session starts ==============================
+collected 2 items
+=========================== short test summary info ============================
+FAILED tests/test_a.py::test_x - AssertionError: again
+========================= 1 failed, 1 passed in 1.00s ==========================
+""")
+    report = ingest(engine, [log], IngestOptions(framework="vllm", hardware="mi300x",
+                                                 format="pytest-log"))
+    assert report.rejected == [] and report.count("ingested") == 1
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.TestResult.outcome, m.TestResult.rerun_count,
+                                   m.TestResult.message)).all()
+    assert [tuple(r) for r in rows] == [("failed", 1, "AssertionError: again")]
 
 
 def test_same_tests_on_two_vendors_share_parity_keys(engine, tmp_path):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -98,6 +98,19 @@ class ParseResult:
     @property
     def record_count(self) -> int:
         return len(self.tests) + len(self.benchmarks) + len(self.accuracy) + len(self.sessions)
+
+
+def merge_repeats(tests: list[TestRecord]) -> list[TestRecord]:
+    """One record per test key. A test reported again is another attempt (a console log's
+    later session, merged reports): the last one is the result and the earlier ones count
+    as its reruns, the rule the JUnit parser applies to repeated testcases."""
+    by_key: dict[str, TestRecord] = {}
+    for t in tests:
+        prev = by_key.pop(t.test_key, None)
+        if prev is not None:
+            t = replace(t, rerun_count=t.rerun_count + prev.rerun_count + 1)
+        by_key[t.test_key] = t
+    return list(by_key.values())
 
 
 def first_line(text: str | None) -> str | None:
