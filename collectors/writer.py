@@ -303,7 +303,7 @@ class Writer:
                         categories))
         # ids are hashes: written in id order, both tables' rows append to their B-trees
         order = sorted(range(len(ids)), key=ids.__getitem__)
-        store.add_test_cases(conn, self._new_cases(tests, keys, ids, groups, order))
+        store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, order))
         store.add_test_results(conn, [rows[i] for i in order])
         counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
                                                            categories)
@@ -318,11 +318,13 @@ class Writer:
         if named:
             store.add_capabilities(conn, job_pk, {n: "name" for n in named})
 
-    def _new_cases(self, tests: list[TestRecord], keys: list[str], ids: list[int],
-                   groups: list[str], order: list[int]) -> list[tuple]:
-        """test_case rows, in id order, for the tests this writer has not interned yet.
-        Built in report order, which is memory order, and only then put in id order."""
+    def _new_cases(self, conn: Connection, tests: list[TestRecord], keys: list[str],
+                   ids: list[int], groups: list[str], order: list[int]) -> list[tuple]:
+        """test_case rows, in id order, for the tests the store does not hold yet. Built in
+        report order, which is memory order, and only then put in id order."""
         known = self._known_tests
+        unknown = [ids[i] for i in order if ids[i] not in known]
+        known.update(store.stored_test_ids(conn, unknown))
         new = [i for i, tid in enumerate(ids) if tid not in known]
         known.update(ids)
         parity_key, test_id = self.parity_keys, store.test_id

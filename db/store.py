@@ -7,6 +7,7 @@ object per test result would cost several times the parse itself.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Sequence
@@ -161,6 +162,28 @@ TEST_CASE_COLUMNS = ("id", "test_key", "parity_id", "parity_key", "file", "class
                      "group_name")
 TEST_RESULT_COLUMNS = ("job_pk", "artifact_pk", "test_pk", "outcome", "phase", "duration_s",
                        "rerun_count", "message", "skip_category")
+
+
+def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
+    """Which of `ids` (sorted, for an ordered walk of the index) are interned already. A
+    night's report mostly repeats known tests; finding them costs a quarter of inserting
+    them again with ON CONFLICT DO NOTHING."""
+    found: set[int] = set()
+    if not ids:
+        return found
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
+        else 999  # SQLite's bound-parameter limit
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        for i in range(0, len(ids), chunk):
+            part = ids[i:i + chunk]
+            cursor.execute(f"SELECT id FROM {TestCase.__tablename__} WHERE id IN "
+                           f"({', '.join([mark] * len(part))})", part)
+            found.update(row[0] for row in cursor.fetchall())
+    finally:
+        cursor.close()
+    return found
 
 
 def add_test_cases(conn: Connection, rows: list[tuple]) -> None:
