@@ -126,6 +126,23 @@ def test_meta_from_suite():
     assert r.meta["properties"]["git_sha"] == "abc"
 
 
+def test_child_text_output_and_nested_suites():
+    huge = "x" * 2_000_000  # captured output is skipped unread; a message is cut short
+    got = parse(f"""<testsuites><testsuite name="outer"><testsuite name="inner">
+      <testcase classname="m" name="skip_text"><skipped type="pytest.skip">  tests/x.py:3: needs CUDA
+        </skipped><system-out>{huge}</system-out></testcase>
+      <testcase classname="m" name="fail_text"><failure>first line<b>nested</b>tail</failure></testcase>
+      <testcase classname="m" name="long"><failure message="{'y' * 5000}"/></testcase>
+      <properties><property name="in_case_scope_only" value="no"/></properties>
+    </testsuite><testcase classname="m" name="outer_case"/></testsuite></testsuites>""")
+    skip = got["m::skip_text"]
+    assert (skip.outcome, skip.skip_reason, skip.suite) == ("skipped", "tests/x.py:3: needs CUDA",
+                                                            "inner")
+    assert got["m::fail_text"].message == "first line"  # the child's own text, not its children's
+    assert len(got["m::long"].message) == 2000
+    assert got["m::outer_case"].suite == "outer"
+
+
 @pytest.mark.parametrize("doc,reason", [
     (b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
      b'<testsuite><testcase name="&e;"/></testsuite>', "DTD"),

@@ -1,9 +1,10 @@
 """JUnit XML: pytest (both roots, every version), PyTorch's `<rerun>` reports,
 unittest-xml-reporting, Surefire-style flaky/rerun children.
 
-Streaming (`lxml.etree.iterparse`, elements cleared as they are read) so that files of
-hundreds of MB parse in bounded memory. DTDs are refused outright: JUnit never needs one,
-and refusing them closes XXE and entity-expansion attacks before the parser sees them.
+Streaming: the file is fed to lxml in chunks and read through a parser target, so that
+files of hundreds of MB parse in bounded memory and no element tree is built. DTDs are
+refused outright: JUnit never needs one, and refusing them closes XXE and entity-expansion
+attacks before the parser sees them.
 """
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ PROLOG_LIMIT = 64 * 1024
 _XMLRUNNER_SUFFIX = re.compile(r"-\d{14}$")
 _RANK = {"passed": 0, "skipped": 1, "xfailed": 2, "xpassed": 3, "error": 4, "failed": 5}
 _RERUN_TAGS = {"rerun", "rerunFailure", "rerunError", "flakyFailure", "flakyError"}
+_RESULT_TAGS = {"failure", "error", "skipped"}
+CHUNK = 256 * 1024  # bytes fed to the parser at a time
+TEXT_CAP = 64 * 1024  # characters of a result child's text kept (a message is cut far shorter)
 
 
 def check_prolog(head: bytes) -> None:
@@ -41,21 +45,17 @@ def split_name(full: str) -> tuple[str, str | None]:
     return name, rest[:-1] if rest.endswith("]") else rest
 
 
-def _outcome(elem) -> tuple[str, str | None, str | None, str | None, int]:
-    """(outcome, phase, message, skip_reason, reruns) from a testcase's children."""
-    outcome, phase, message, reason, reruns = "passed", None, None, None, 0
-    for child in elem:
-        tag = child.tag
-        if not isinstance(tag, str):
-            continue
-        if tag in _RERUN_TAGS:
-            reruns += 1
-            continue
-        msg = child.get("message")
+def _outcome(children: list[tuple[str, dict, str]], status: str | None, reruns: int
+             ) -> tuple[str, str | None, str | None, str | None]:
+    """(outcome, phase, message, skip_reason) from a testcase's result children, given as
+    (tag, attributes, text) in document order, and its `status` attribute."""
+    outcome, phase, message, reason = "passed", None, None, None
+    for tag, attrib, text in children:
+        msg = attrib.get("message")
         if tag == "failure":
             new, new_phase = "failed", "call"
         elif tag == "error":
-            kind = child.get("type") or ""
+            kind = attrib.get("type") or ""
             if kind == "UnexpectedSuccess":
                 new, new_phase = "xpassed", "call"
             else:
@@ -63,8 +63,8 @@ def _outcome(elem) -> tuple[str, str | None, str | None, str | None, int]:
                 low = (msg or "").lower()
                 new_phase = ("setup" if "on setup" in low else "teardown" if "on teardown" in low
                              else "collection" if "collection failure" in low else None)
-        elif tag == "skipped":
-            kind = (child.get("type") or "").lower()
+        else:  # skipped
+            kind = (attrib.get("type") or "").lower()
             if kind in ("pytest.xfail", "xfail") or (msg or "").startswith("expected failure"):
                 new, new_phase = "xfailed", "call"
             elif msg == "xfail-marked test passes unexpectedly":
@@ -72,20 +72,18 @@ def _outcome(elem) -> tuple[str, str | None, str | None, str | None, int]:
             else:
                 new = "skipped"
                 new_phase = "collection" if msg == "collection skipped" else "setup"
-                reason = msg or (child.text or "").strip() or None
-        else:
-            continue
+                reason = msg or text.strip() or None
         if _RANK[new] > _RANK[outcome]:
             # a failed call followed by a teardown error stays a failure (pytest folds both)
             outcome, phase = new, new_phase
-            message = msg if msg is not None else (child.text or "")
+            message = msg if msg is not None else text
     if outcome == "passed" and not reruns:
-        status = (elem.get("status") or "").lower()
+        status = (status or "").lower()
         if status in ("disabled", "skipped", "notrun"):
             outcome, phase, reason = "skipped", "setup", status
     if message is not None:
         message = message.strip()[:MESSAGE_CAP * 4] or None
-    return outcome, phase, message, reason, reruns
+    return outcome, phase, message, reason
 
 
 def parse(stream: BinaryIO) -> ParseResult:
@@ -93,123 +91,132 @@ def parse(stream: BinaryIO) -> ParseResult:
     check_prolog(stream.read(PROLOG_LIMIT))
     stream.seek(0)
     result = ParseResult(format="junit")
-    by_key: dict[str, TestRecord] = {}
-    root_seen = False
-    seen = 0
-    # end events only: a testcase finds its suite through its parent, which the parser has
-    # already built with its attributes; start events would double the callbacks
-    context = etree.iterparse(
-        stream,
-        events=("end",),
-        tag=("testsuite", "testsuites", "testcase"),
-        huge_tree=True,
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        remove_comments=True,
-        remove_pis=True,
-    )
-    parent, suite = None, ""
+    reader = _Reader(result.meta)
+    parser = etree.XMLParser(target=reader, huge_tree=True, resolve_entities=False,
+                             no_network=True, load_dtd=False, remove_comments=True,
+                             remove_pis=True)
     try:
-        for _, elem in context:
-            if elem.tag == "testcase":
-                up = elem.getparent()
-                if up is not parent:  # the same proxy while we hold it: one lookup per suite
-                    parent = up
-                    suite, found = _suite_of(up, result.meta)
-                    root_seen = root_seen or found
-                _add_case(elem, suite, by_key)
-                elem.clear(keep_tail=False)
-                seen += 1
-                if not seen & 1023:  # drop the cleared siblings read so far, in batches
-                    _prune(elem, result.meta)
-                continue
-            root_seen = True
-            if elem.tag == "testsuite":
-                _suite_of(elem, result.meta)
-                _suite_properties(elem, result.meta)
+        while chunk := stream.read(CHUNK):
+            parser.feed(chunk)
+        parser.close()
     except etree.XMLSyntaxError as exc:
         raise ParseError(f"malformed XML: {exc.msg or exc}") from None
-    if not root_seen:
+    if not reader.root_seen:
         raise ParseError("not a JUnit report: no <testsuite> or <testsuites> element")
-    result.tests = list(by_key.values())
+    result.tests = list(reader.by_key.values())
     return result
 
 
-def _suite_of(elem, meta: dict) -> tuple[str, bool]:
-    """The name of the innermost `<testsuite>` at or above `elem` (recording the first
-    suite's timestamp and host), and whether any JUnit root encloses it."""
-    root = False
-    while elem is not None:
-        tag = elem.tag
+class _Reader:
+    """An lxml parser target: records are built from start, data and end events, so no
+    tree is ever built and memory stays bounded however large the file. Only the direct
+    children of a testcase that carry a result are kept, with their leading text (capped);
+    `system-out` and the like are skipped unread."""
+
+    def __init__(self, meta: dict):
+        self.meta = meta
+        self.by_key: dict[str, TestRecord] = {}
+        self.root_seen = False
+        self.open: list[str] = []  # tags of the open elements outside a testcase
+        self.suites: list[str] = []  # names of the open testsuites
+        self.case: dict | None = None  # attributes of the open testcase
+        self.children: list[list] = []  # [tag, attributes, text] of its result children
+        self.reruns = 0
+        self.depth = 0  # depth below the open testcase (1: a direct child)
+        self.text: list[str] | None = None  # the open result child's text, while collected
+        self.text_size = 0
+
+    def start(self, tag: str, attrib) -> None:
+        if self.case is not None:
+            self.depth += 1
+            if self.text is not None:  # a child's text ends at its first sub-element
+                self.children[-1][2] = "".join(self.text)
+                self.text = None
+            if self.depth == 1:
+                if tag in _RESULT_TAGS:
+                    self.children.append([tag, attrib, ""])
+                    self.text, self.text_size = [], 0
+                elif tag in _RERUN_TAGS:
+                    self.reruns += 1
+            return
+        if tag == "testcase":
+            self.case, self.children, self.reruns, self.depth = attrib, [], 0, 0
+            return
         if tag == "testsuite":
-            for attr in ("timestamp", "hostname"):
-                if attr not in meta and elem.get(attr):
-                    meta[attr] = elem.get(attr)
-            return _XMLRUNNER_SUFFIX.sub("", elem.get("name") or ""), True
-        root = root or tag == "testsuites"
-        elem = elem.getparent()
-    return "", root
+            self.root_seen = True
+            self.suites.append(_XMLRUNNER_SUFFIX.sub("", attrib.get("name") or ""))
+            for key in ("timestamp", "hostname"):
+                if key not in self.meta and attrib.get(key):
+                    self.meta[key] = attrib[key]
+        elif tag == "testsuites":
+            self.root_seen = True
+        elif tag == "property" and self.open[-2:] == ["testsuite", "properties"]:
+            bag = self.meta.setdefault("properties", {})
+            name = attrib.get("name")
+            if name and len(bag) < 200:
+                bag[name] = (attrib.get("value") or "")[:500]
+        self.open.append(tag)
 
+    def data(self, text: str) -> None:
+        if self.text is not None and self.text_size < TEXT_CAP:
+            self.text.append(text)
+            self.text_size += len(text)
 
-def _prune(elem, meta: dict) -> None:
-    """Delete the siblings before `elem` (all processed and cleared), keeping suite
-    properties, which come first."""
-    parent = elem.getparent()
-    if parent is None:
-        return
-    if len(parent) and parent[0].tag == "properties":
-        _properties(parent[0], meta)
-    del parent[: parent.index(elem)]
-
-
-def _suite_properties(elem, meta: dict) -> None:
-    props = elem.find("properties")
-    if props is not None:
-        _properties(props, meta)
-
-
-def _properties(props, meta: dict) -> None:
-    bag = meta.setdefault("properties", {})
-    for p in props.iter("property"):
-        name = p.get("name")
-        if name and len(bag) < 200:
-            bag[name] = (p.get("value") or "")[:500]
-
-
-def _add_case(elem, suite: str, by_key: dict[str, TestRecord]) -> None:
-    get = elem.get
-    classname = get("classname") or ""
-    full = get("name") or ""
-    if not full and not classname:
-        return
-    if len(elem) or get("status"):
-        outcome, phase, message, reason, reruns = _outcome(elem)
-    else:  # the common case: a childless testcase passed
-        outcome, phase, message, reason, reruns = "passed", None, None, None, 0
-    t = get("time")
-    try:
-        duration = float(t) if t else None
-    except ValueError:
-        duration = None
-    key = f"{classname}::{full}" if classname else full
-    prev = by_key.get(key)
-    if prev is not None:
-        if prev.outcome == "failed" and outcome == "error" and phase == "teardown":
-            prev.message = prev.message or message  # failed call + teardown error: one failure
+    def end(self, tag: str) -> None:
+        if self.case is not None:
+            if self.depth == 0:
+                self._add_case()
+                self.case = None
+                return
+            if self.depth == 1 and self.text is not None:
+                self.children[-1][2] = "".join(self.text)
+            self.text = None
+            self.depth -= 1
             return
-        if get("timestamp") is not None and _RANK[prev.outcome] > _RANK[outcome]:
-            # unittest-xml-reporting repeats a method for its subtests: the worst one stands
+        if self.open:
+            self.open.pop()
+        if tag == "testsuite" and self.suites:
+            self.suites.pop()
+
+    def close(self) -> None:
+        return None
+
+    def _add_case(self) -> None:
+        get = self.case.get
+        classname = get("classname") or ""
+        full = get("name") or ""
+        if not full and not classname:
             return
-        # a repeated pytest testcase is another attempt (rerunfailures, merged reports): the
-        # last one is the result, the earlier ones count as reruns
-        reruns += prev.rerun_count + 1
-        del by_key[key]
-    if "[" in full:
-        name, params = split_name(full)
-    else:
-        name, params = full, None
-    by_key[key] = TestRecord(
-        classname, name, params, outcome, suite, get("file") or "", phase, duration, reruns,
-        message, reason,
-    )
+        status, reruns = get("status"), self.reruns
+        if self.children or reruns or status:
+            outcome, phase, message, reason = _outcome(self.children, status, reruns)
+        else:  # the common case: a testcase with no result child passed
+            outcome, phase, message, reason = "passed", None, None, None
+        t = get("time")
+        try:
+            duration = float(t) if t else None
+        except ValueError:
+            duration = None
+        key = f"{classname}::{full}" if classname else full
+        by_key = self.by_key
+        prev = by_key.get(key)
+        if prev is not None:
+            if prev.outcome == "failed" and outcome == "error" and phase == "teardown":
+                prev.message = prev.message or message  # failed call + teardown error: one
+                return
+            if get("timestamp") is not None and _RANK[prev.outcome] > _RANK[outcome]:
+                # unittest-xml-reporting repeats a method for its subtests: the worst stands
+                return
+            # a repeated pytest testcase is another attempt (rerunfailures, merged reports):
+            # the last one is the result, the earlier ones count as reruns
+            reruns += prev.rerun_count + 1
+            del by_key[key]
+        if "[" in full:
+            name, params = split_name(full)
+        else:
+            name, params = full, None
+        suite = self.suites[-1] if self.suites else ""
+        by_key[key] = TestRecord(
+            classname, name, params, outcome, suite, get("file") or "", phase, duration, reruns,
+            message, reason,
+        )
