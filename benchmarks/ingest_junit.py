@@ -5,8 +5,10 @@ the same run: a bare streaming parse of the same file (lxml iterparse, elements 
 plus a bare `executemany` of the same number of rows into a table of test_result's shape
 with no index. Target (issue 2): end-to-end within 2x the floor.
 
-Two more lines say where the rest goes, measured in the same run: the interpreter start
-and imports of `parity ingest` alone, and a "schema floor": the same bare parse plus bare
+It also ingests a second file with the same tests and other outcomes into the store the
+first one filled (the next night of the same suite, the usual case: the tests are interned
+already), and says where the rest goes, measured in the same run: the interpreter start and
+imports of `parity ingest` alone, and a "schema floor": the same bare parse plus bare
 `executemany` calls that write what the store's schema needs, one interned test_case row
 and one test_result row per test, into a fresh store, with no validation, no summaries and
 no SQLAlchemy.
