@@ -164,6 +164,22 @@ def test_same_tests_on_two_vendors_share_parity_keys(engine, tmp_path):
     assert vendors == 2
 
 
+def test_cli_output_into_a_closed_pipe_stops_quietly(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # `parity status | head` after head has gone
+    try:
+        done = subprocess.run([sys.executable, "-m", "parity", "--db", str(tmp_path / "p.db"),
+                               "status"], stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 1 and done.stderr == ""
+
+
 def test_cli_ingest_status_and_exit_codes(tmp_path, capsys):
     db = str(tmp_path / "cli.db")
     good = tmp_path / "good.xml"
