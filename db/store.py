@@ -142,20 +142,25 @@ def add_artifact(conn: Connection, job_pk: int, **art: Any) -> int:
     ).scalar_one()
 
 
+@contextmanager
+def _dbapi_cursor(conn: Connection) -> Iterator[tuple[Any, str]]:
+    """The DB-API cursor of the connection's own transaction, and the driver's parameter
+    mark. The bulk paths use it directly: SQLAlchemy's per-row parameter handling would
+    cost more than the insert itself."""
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        yield cursor, "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    finally:
+        cursor.close()
+
+
 def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: list[tuple],
                  on_conflict: str = "") -> None:
     if not rows:
         return
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-    sql = (f"INSERT INTO {table} ({', '.join(columns)}) "
-           f"VALUES ({', '.join([mark] * len(columns))}) {on_conflict}")
-    # the DB-API cursor of the connection's own transaction: SQLAlchemy's per-row
-    # parameter handling would cost more than the insert itself
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
-        cursor.executemany(sql, rows)
-    finally:
-        cursor.close()
+    with _dbapi_cursor(conn) as (cursor, mark):
+        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
+                           f"VALUES ({', '.join([mark] * len(columns))}) {on_conflict}", rows)
 
 
 TEST_CASE_COLUMNS = ("id", "test_key", "parity_id", "parity_key", "file", "classname", "name", "params",
@@ -171,18 +176,14 @@ def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
     found: set[int] = set()
     if not ids:
         return found
-    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
         else 999  # SQLite's bound-parameter limit
-    cursor = conn.connection.dbapi_connection.cursor()
-    try:
+    with _dbapi_cursor(conn) as (cursor, mark):
         for i in range(0, len(ids), chunk):
             part = ids[i:i + chunk]
             cursor.execute(f"SELECT id FROM {TestCase.__tablename__} WHERE id IN "
                            f"({', '.join([mark] * len(part))})", part)
             found.update(row[0] for row in cursor.fetchall())
-    finally:
-        cursor.close()
     return found
 
 
