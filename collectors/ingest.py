@@ -167,11 +167,8 @@ class Ingester:
             raise FileRejected("structure nested too deeply", fmt_name or "") from None
         return result, fmt
 
+    @paused_gc()
     def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
-        with paused_gc():
-            return self._parse_and_write(blob, options)
-
-    def _parse_and_write(self, blob: Blob, options: IngestOptions) -> FileOutcome:
         parsed = self.parse(blob, options.format)
         if isinstance(parsed, str):
             return FileOutcome(blob.name, "skipped", reason=parsed)

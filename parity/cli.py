@@ -371,8 +371,6 @@ def cmd_report_weekly(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    import os
-
     from dashboard import serve
 
     print(f"Parity at http://{args.address}:{args.port} (read-only; Ctrl-C stops it)", flush=True)
