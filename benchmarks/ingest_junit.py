@@ -70,23 +70,22 @@ def floor(path: Path, db: Path) -> tuple[float, float]:
 
 
 def schema_floor(path: Path, db: Path) -> float:
+    from db import store
     from db.engine import make_engine
     from db.migrate import upgrade
     from db.store import TEST_CASE_COLUMNS, TEST_RESULT_COLUMNS, test_id
 
-    upgrade(make_engine(db))
+    engine = make_engine(db)
+    upgrade(engine)
+    with engine.begin() as setup:  # the run, job and artifact the rows belong to (untimed)
+        job = store.upsert_job(setup, store.upsert_run(setup, ci_system="local", repository="",
+                                                       run_id="1", attempt=1), "j")
+        art = store.add_artifact(setup, job, path="p", sha256="s", format="junit",
+                                 parser_version="1")
+    engine.dispose()
     conn = sqlite3.connect(db, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
-    conn.execute("INSERT INTO ci_run (id, ci_system, repository, workflow, run_id, attempt, "
-                 "head_sha, branch, event, conclusion, url) "
-                 "VALUES (1, 'local', '', '', '1', 1, '', '', '', '', '')")
-    conn.execute("INSERT INTO ci_job (id, run_pk, job_id, name, suite, runner_labels, "
-                 "runner_name, runner_group, conclusion, url) "
-                 "VALUES (1, 1, 'j', '', '', '[]', '', '', '', '')")
-    conn.execute("INSERT INTO artifact (id, job_pk, name, path, sha256, size_bytes, format, "
-                 "parser_version, records, ingested_at) "
-                 "VALUES (1, 1, '', 'p', 's', 0, 'junit', '1', 0, '2026-11-01')")
     gc.disable()  # as the ingest does: the collector would rescan every row built here
     t = time.perf_counter()
     cases, rows = [], []
@@ -95,7 +94,7 @@ def schema_floor(path: Path, db: Path) -> float:
         key = f"{cls}::{name}"
         tid = test_id(key)
         cases.append((tid, key, tid, key, "", cls, name, None, cls))
-        rows.append((1, 1, tid, "passed", None, 0.01, 0, None, None))
+        rows.append((job, art, tid, "passed", None, 0.01, 0, None, None))
         el.clear()
     cases.sort(key=lambda r: r[0])
     rows.sort(key=lambda r: r[2])
