@@ -129,9 +129,7 @@ class _Reader:
     def start(self, tag: str, attrib) -> None:
         if self.case is not None:
             self.depth += 1
-            if self.text is not None:  # a child's text ends at its first sub-element
-                self.children[-1][2] = "".join(self.text)
-                self.text = None
+            self._keep_text()  # a child's text ends at its first sub-element
             if self.depth == 1:
                 if tag in _RESULT_TAGS:
                     self.children.append([tag, attrib, ""])
@@ -168,9 +166,7 @@ class _Reader:
                 self._add_case()
                 self.case = None
                 return
-            if self.depth == 1 and self.text is not None:
-                self.children[-1][2] = "".join(self.text)
-            self.text = None
+            self._keep_text()
             self.depth -= 1
             return
         if self.open:
@@ -178,8 +174,14 @@ class _Reader:
         if tag == "testsuite" and self.suites:
             self.suites.pop()
 
-    def close(self) -> None:
+    def close(self) -> None:  # lxml requires it; the records are read from `by_key`
         return None
+
+    def _keep_text(self) -> None:
+        """Store the text collected for the open result child, and stop collecting."""
+        if self.text is not None:
+            self.children[-1][2] = "".join(self.text)
+            self.text = None
 
     def _add_case(self) -> None:
         get = self.case.get
