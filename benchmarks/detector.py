@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from dashboard import changepoint  # noqa: E402
+from parity.dashboard import changepoint  # noqa: E402
 
 TAU = 50
 EARLY, LATE = 2, 5

@@ -70,10 +70,10 @@ def floor(path: Path, db: Path) -> tuple[float, float]:
 
 
 def schema_floor(path: Path, db: Path) -> float:
-    from db import store
-    from db.engine import make_engine
-    from db.migrate import upgrade
-    from db.store import TEST_CASE_COLUMNS, TEST_RESULT_COLUMNS, test_id
+    from parity.db import store
+    from parity.db.engine import make_engine
+    from parity.db.migrate import upgrade
+    from parity.db.store import TEST_CASE_COLUMNS, TEST_RESULT_COLUMNS, test_id
 
     engine = make_engine(db)
     upgrade(engine)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.stores import demo_store  # noqa: E402
-from dashboard import notebook  # noqa: E402
+from parity.dashboard import notebook  # noqa: E402
 
 WEEK = "2026-W47"
 

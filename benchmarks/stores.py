@@ -6,8 +6,8 @@ import time
 from datetime import date
 from pathlib import Path
 
-from collectors import demo
-from db.engine import make_engine
+from parity.collectors import demo
+from parity.db.engine import make_engine
 
 END = date(2026, 11, 28)
 

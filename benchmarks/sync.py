@@ -19,10 +19,10 @@ from pathlib import Path
 import requests
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from collectors.github import Client  # noqa: E402
-from collectors.settings import Secret, Settings  # noqa: E402
-from collectors.sync import GitHubSync, SyncOptions  # noqa: E402
-from db.engine import make_engine  # noqa: E402
+from parity.collectors.github import Client  # noqa: E402
+from parity.collectors.settings import Secret, Settings  # noqa: E402
+from parity.collectors.sync import GitHubSync, SyncOptions  # noqa: E402
+from parity.db.engine import make_engine  # noqa: E402
 from tests.fakegithub import FakeGitHub, World  # noqa: E402
 from tests.fakegithub.scenario import bulk  # noqa: E402
 

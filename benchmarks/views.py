@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.stores import demo_store  # noqa: E402
-from dashboard import frames  # noqa: E402
+from parity.dashboard import frames  # noqa: E402
 
 VIEWS = [("pass_rate_parity", {}), ("pass_rate_parity", {"latest": False, "since": "2026-11-01"}),
          ("test_matrix", {}), ("amd_only_failures", {}), ("skip_parity", {}), ("coverage", {}),

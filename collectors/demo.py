@@ -20,11 +20,11 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from sqlalchemy import Engine
 
-from collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
-from collectors.writer import ArtifactInfo, Provenance, Writer
-from db import store
-from db.hardware import vocabulary
-from db.migrate import upgrade
+from parity.collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
+from parity.collectors.writer import ArtifactInfo, Provenance, Writer
+from parity.db import store
+from parity.db.hardware import vocabulary
+from parity.db.migrate import upgrade
 
 REPO = {"vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "pytorch": "pytorch/pytorch"}
 LABELS = {  # runner labels as the real fleets spell them

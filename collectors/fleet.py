@@ -12,11 +12,11 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Engine
 
-from collectors.github import Client
-from collectors.writer import Writer
-from db import store
-from db.hardware import vocabulary
-from db.migrate import upgrade
+from parity.collectors.github import Client
+from parity.collectors.writer import Writer
+from parity.db import store
+from parity.db.hardware import vocabulary
+from parity.db.migrate import upgrade
 
 
 @dataclass

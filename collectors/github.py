@@ -22,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 import requests
 
-from collectors.settings import Secret, Settings
+from parity.collectors.settings import Secret, Settings
 
 API_VERSION = "2022-11-28"
 USER_AGENT = "parity-ci-collector"

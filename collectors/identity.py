@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from db.hardware import Vocabulary
+from parity.db.hardware import Vocabulary
 
 SKIP_RULES: tuple[tuple[str, re.Pattern], ...] = tuple((cat, re.compile(rx, re.I)) for cat, rx in (
     ("vendor_amd", r"skipifrocm|skip_if_rocm|test_with_rocm|not (?:yet )?(?:supported|implemented|"

@@ -13,16 +13,16 @@ from typing import Callable
 
 from sqlalchemy import Engine
 
-from collectors.formats.detect import FORMATS, HEAD_BYTES, NotRecognised, detect, run_parser
-from collectors.formats.records import ParseError, ParseResult
-from collectors.settings import Settings
-from collectors.sources import Blob, expand, file_sha256
-from collectors.writer import (FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time,
+from parity.collectors.formats.detect import FORMATS, HEAD_BYTES, NotRecognised, detect, run_parser
+from parity.collectors.formats.records import ParseError, ParseResult
+from parity.collectors.settings import Settings
+from parity.collectors.sources import Blob, expand, file_sha256
+from parity.collectors.writer import (FRAMEWORKS, ArtifactInfo, Provenance, Writer, parse_time,
                                paused_gc)
-from db import manifest as manifests
-from db import store
-from db.hardware import vocabulary
-from db.migrate import upgrade
+from parity.db import manifest as manifests
+from parity.db import store
+from parity.db.hardware import vocabulary
+from parity.db.migrate import upgrade
 
 
 @dataclass(frozen=True)

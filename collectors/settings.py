@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from db.secret import Secret, read_token
+from parity.db.secret import Secret, read_token
 
 __all__ = ["Secret", "Settings", "read_token"]
 

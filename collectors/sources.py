@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Callable, Iterator
 
-from collectors.settings import Settings
+from parity.collectors.settings import Settings
 
 CHUNK = 1024 * 1024
 

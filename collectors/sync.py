@@ -32,14 +32,14 @@ from typing import Callable, TextIO
 
 from sqlalchemy import Connection, Engine
 
-from db import manifest as manifests
-from collectors.github import Client, Gone, GitHubError, RateLimited, TooLarge, page_url
-from collectors.identity import suite_of_job
-from collectors.ingest import FileRejected, Ingester, framework_in_name, infer_framework
-from collectors.settings import Settings
-from collectors.sources import Blob, expand
-from collectors.writer import ArtifactInfo, Provenance, parse_time, paused_gc
-from db import store
+from parity.db import manifest as manifests
+from parity.collectors.github import Client, Gone, GitHubError, RateLimited, TooLarge, page_url
+from parity.collectors.identity import suite_of_job
+from parity.collectors.ingest import FileRejected, Ingester, framework_in_name, infer_framework
+from parity.collectors.settings import Settings
+from parity.collectors.sources import Blob, expand
+from parity.collectors.writer import ArtifactInfo, Provenance, parse_time, paused_gc
+from parity.db import store
 
 CAP = 1000  # results a filtered run list returns at most
 PER_PAGE = 100

@@ -18,12 +18,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from collectors.formats.records import OUTCOMES, ParseResult, TestRecord, merge_repeats
-from collectors.identity import ParityKeys, skip_category
-from db import store
-from db.capabilities import capabilities
-from db.hardware import Vocabulary
-from db.models import VENDOR_GATED
+from parity.collectors.formats.records import OUTCOMES, ParseResult, TestRecord, merge_repeats
+from parity.collectors.identity import ParityKeys, skip_category
+from parity.db import store
+from parity.db.capabilities import capabilities
+from parity.db.hardware import Vocabulary
+from parity.db.models import VENDOR_GATED
 
 FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
 

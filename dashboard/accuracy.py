@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dashboard.intervals import holm, n_from_stderr, two_proportion, wilson
+from parity.dashboard.intervals import holm, n_from_stderr, two_proportion, wilson
 
 CELL = ["framework", "model", "task", "metric", "filter", "config", "concurrency"]
 DIM_KEYS = frozenset({"concurrency", "hw", "image", "date", "recipe_fingerprint", "conc"})

@@ -11,7 +11,7 @@ import json
 
 import pandas as pd
 
-from db.capabilities import Capabilities
+from parity.db.capabilities import Capabilities
 
 STATUSES = ("gated and passing", "gated and failing", "tested without accuracy gate",
             "not tested")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard.performance import config_label
-from db.models import VENDOR_GATED
+from parity.dashboard.performance import config_label
+from parity.db.models import VENDOR_GATED
 
 
 def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from db.hardware import vocabulary
+from parity.db.hardware import vocabulary
 
 POOL = ["vendor", "hardware"]
 

@@ -7,7 +7,7 @@ for vendor-neutral views), `suite`, and a window given as `since`/`until` dates 
 hardware vocabulary (MI300X↔H100, MI325X↔H200, MI355X↔B200, MI455X↔the newest NVIDIA part
 present); `pairs={"mi355x": "h200"}` overrides it.
 
-    from dashboard import frames, charts
+    from parity.dashboard import frames, charts
     df = frames.pass_rate_parity(framework="vllm")
     charts.pass_rate_parity(df)
 """
@@ -18,17 +18,17 @@ from typing import Iterable
 
 import pandas as pd
 
-from dashboard import accuracy as acc_rules
-from dashboard import capability as capability_rules
-from dashboard import coverage as coverage_rules
-from dashboard import fleet as fleet_rules
-from dashboard import headline as headline_rules
-from dashboard import outcomes, performance, regressions as findings, tables
-from dashboard.period import Period, period
-from dashboard.tables import Store
-from db.capabilities import capabilities
-from db.hardware import vocabulary
-from db.store import test_id
+from parity.dashboard import accuracy as acc_rules
+from parity.dashboard import capability as capability_rules
+from parity.dashboard import coverage as coverage_rules
+from parity.dashboard import fleet as fleet_rules
+from parity.dashboard import headline as headline_rules
+from parity.dashboard import outcomes, performance, regressions as findings, tables
+from parity.dashboard.period import Period, period
+from parity.dashboard.tables import Store
+from parity.db.capabilities import capabilities
+from parity.db.hardware import vocabulary
+from parity.db.store import test_id
 
 HISTORY_DAYS = 60  # how far before the window a failure streak or a series is followed
 

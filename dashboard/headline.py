@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard.intervals import wilson
+from parity.dashboard.intervals import wilson
 
 COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "suites_tested", "suites_reference",
            "coverage", "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",

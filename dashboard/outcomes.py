@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dashboard.intervals import wilson
+from parity.dashboard.intervals import wilson
 
 LANE = ["framework", "suite", "hardware"]
 # worst first: a test that errored in one shard and passed in another errored

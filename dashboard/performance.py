@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from dashboard.intervals import geomean_interval, ratio_interval
+from parity.dashboard.intervals import geomean_interval, ratio_interval
 
 # config fields that describe the platform rather than the workload
 VENDOR_KEYS = frozenset({"hw", "image", "date", "recipe_fingerprint", "power_valid",

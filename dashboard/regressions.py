@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from dashboard import changepoint
-from dashboard.accuracy import CELL
-from dashboard.intervals import two_proportion
-from dashboard.performance import SERIES, config_label
+from parity.dashboard import changepoint
+from parity.dashboard.accuracy import CELL
+from parity.dashboard.intervals import two_proportion
+from parity.dashboard.performance import SERIES, config_label
 
 COLUMNS = ["kind", "status", "framework", "vendor", "hardware", "subject", "when", "commit",
            "size", "before", "after", "confidence", "detail", "url", "model", "metric",

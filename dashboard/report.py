@@ -18,8 +18,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from dashboard import charts, frames
-from dashboard.period import Period, iso_week, period, week_period
+from parity.dashboard import charts, frames
+from parity.dashboard.period import Period, iso_week, period, week_period
 
 FORMATS = ("html", "md", "csv", "json")
 TOP = 10

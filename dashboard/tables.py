@@ -15,9 +15,9 @@ import pandas as pd
 from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select
 from sqlalchemy.engine import make_url
 
-from dashboard.period import Period
-from db.engine import make_engine, normalise_url
-from db.models import (
+from parity.dashboard.period import Period
+from parity.db.engine import make_engine, normalise_url
+from parity.db.models import (
     AccuracyMetric,
     BenchmarkMetric,
     CiJob,

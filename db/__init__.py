@@ -2,7 +2,7 @@
 
 `db` imports nothing else of Parity's; every other package builds on it.
 """
-from db.engine import connect, make_engine
-from db.migrate import upgrade
+from parity.db.engine import connect, make_engine
+from parity.db.migrate import upgrade
 
 __all__ = ["connect", "make_engine", "upgrade"]

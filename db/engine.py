@@ -6,7 +6,7 @@ from pathlib import Path
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 
-from db.settings import Settings
+from parity.db.settings import Settings
 
 
 def normalise_url(url: str | Path | None) -> str:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from db.settings import Settings
+from parity.db.settings import Settings
 
 DEFAULT_FILE = Path(__file__).with_name("hardware.toml")
 

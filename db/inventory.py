@@ -5,8 +5,8 @@ from typing import Any
 
 from sqlalchemy import Engine, func, select
 
-from db.migrate import current_revision
-from db.models import (
+from parity.db.migrate import current_revision
+from parity.db.models import (
     AccuracyMetric,
     Artifact,
     BenchmarkMetric,

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection, Engine, Table, and_, select, update
 
-from db.models import (
+from parity.db.models import (
     AccuracyMetric,
     Artifact,
     BenchmarkMetric,

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from db import manifest as manifests
-from runners.detect import Host
+from parity.db import manifest as manifests
+from parity.runners.detect import Host
 
 RESULT_SUFFIXES = (".xml", ".json", ".jsonl", ".csv", ".log", ".txt")
 _TESTCASE = re.compile(rb"<testcase\b")

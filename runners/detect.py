@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from db.hardware import vocabulary
+from parity.db.hardware import vocabulary
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import requests
 
-from runners.settings import Secret, Settings
+from parity.runners.settings import Secret, Settings
 
 API_VERSION = "2022-11-28"
 NEEDS = {

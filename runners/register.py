@@ -24,10 +24,10 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from db.hardware import vocabulary
-from runners.detect import Host
-from runners.github import ApiError, RunnerApi
-from runners.settings import Secret, Settings
+from parity.db.hardware import vocabulary
+from parity.runners.detect import Host
+from parity.runners.github import ApiError, RunnerApi
+from parity.runners.settings import Secret, Settings
 
 ROCM_CONTAINER = ("--device=/dev/kfd --device=/dev/dri --group-add video --group-add render "
                   "--ipc=host --shm-size=16g --security-opt seccomp=unconfined")

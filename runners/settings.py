@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from db.secret import Secret, read_token
+from parity.db.secret import Secret, read_token
 
 
 @dataclass(frozen=True)

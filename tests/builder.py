@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 
-from collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
-from collectors.writer import ArtifactInfo, Provenance, Writer
-from db import store
-from db.hardware import vocabulary
-from db.migrate import upgrade
+from parity.collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
+from parity.collectors.writer import ArtifactInfo, Provenance, Writer
+from parity.db import store
+from parity.db.hardware import vocabulary
+from parity.db.migrate import upgrade
 
 DAY0 = datetime(2026, 11, 2, 2, 0)
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from db.engine import make_engine
+from parity.db.engine import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -72,7 +72,7 @@ def demo_db(tmp_path_factory) -> Path:
     """A 30-night demo store, built once per test session."""
     from datetime import date
 
-    from collectors import demo
+    from parity.collectors import demo
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     engine = make_engine(path)

@@ -38,7 +38,7 @@ def test_every_page_renders_on_the_demo(page, demo_store):
     assert not at.exception, [e.value for e in at.exception]
     assert len(at.dataframe) >= 1 and len(at.get("vega_lite_chart")) >= 1
     code = "\n".join(c.value for c in at.code)
-    assert "from dashboard import frames, charts" in code
+    assert "from parity.dashboard import frames, charts" in code
     assert ("framework='vllm'" in code) or (page == "runners" and "frames.fleet(" in code)
 
 
@@ -92,7 +92,7 @@ def test_regressions_kinds_filter(demo_store):
 
 
 def test_the_apps_connection_cannot_write_on_postgres(pg_engine):
-    from dashboard import tables
+    from parity.dashboard import tables
     from tests.builder import Builder
 
     Builder(pg_engine).tests("mi300x", {"a": "passed"})
@@ -103,7 +103,7 @@ def test_the_apps_connection_cannot_write_on_postgres(pg_engine):
 
 
 def test_serve_passes_no_secret_and_locks_the_app_down():
-    from dashboard import serve
+    from parity.dashboard import serve
 
     env = serve.environment("sqlite:///x.db", {"GITHUB_TOKEN": "t", "GH_TOKEN": "t",
                                                "AWS_SECRET_ACCESS_KEY": "s", "PGPASSWORD": "p",

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from sqlalchemy import text
 
-from dashboard import charts, frames
-from db.capabilities import capabilities, parse_capabilities
+from parity.dashboard import charts, frames
+from parity.db.capabilities import capabilities, parse_capabilities
 from tests.builder import Builder, lane
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,8 +108,8 @@ def test_matrix_on_a_hand_built_store(sqlite_engine):
 
 
 def test_a_manifest_states_capabilities(tmp_path, sqlite_engine):
-    from collectors.ingest import ingest
-    from runners.bundle import bundle
+    from parity.collectors.ingest import ingest
+    from parity.runners.bundle import bundle
     from tests.fakegithub.scenario import junit
 
     results = tmp_path / "results"

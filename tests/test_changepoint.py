@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from dashboard import changepoint
-from dashboard.intervals import geomean_interval, holm, n_from_stderr, two_proportion, wilson
-from dashboard.period import period, week_period
+from parity.dashboard import changepoint
+from parity.dashboard.intervals import geomean_interval, holm, n_from_stderr, two_proportion, wilson
+from parity.dashboard.period import period, week_period
 
 
 def series(seed, n=100, step=0.05, cv=0.03, at=50):

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from collectors.formats.detect import FORMATS, NotRecognised, detect, run_parser
-from collectors.ingest import IngestOptions, ingest
-from db.inventory import inventory
+from parity.collectors.formats.detect import FORMATS, NotRecognised, detect, run_parser
+from parity.collectors.ingest import IngestOptions, ingest
+from parity.db.inventory import inventory
 
 # path, format, test outcomes, benchmark rows, accuracy rows
 RESULTS = [

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
-from dashboard import charts, frames
+from parity.dashboard import charts, frames
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -92,7 +92,7 @@ def test_views_open_the_store_read_only(demo_db, tmp_path):
 
     from sqlalchemy import text
 
-    from dashboard import tables
+    from parity.dashboard import tables
 
     copy = tmp_path / "ro.db"
     shutil.copy(demo_db, copy)

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from collectors.formats import inductor_csv, inferencex, lm_eval, pytest_log, serving
-from collectors.formats.records import ParseError
+from parity.collectors.formats import inductor_csv, inferencex, lm_eval, pytest_log, serving
+from parity.collectors.formats.records import ParseError
 
 LOG = """\
 2026-01-02T03:04:05.1234567Z + pytest -v tests/kernels

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from collectors.github import Client, GitHubError
-from collectors.settings import Settings
-from collectors.sync import GitHubSync, SyncOptions
-from db.engine import make_engine
+from parity.collectors.github import Client, GitHubError
+from parity.collectors.settings import Settings
+from parity.collectors.sync import GitHubSync, SyncOptions
+from parity.db.engine import make_engine
 from tests.fakegithub import FakeGitHub, Faults, World
 from tests.fakegithub.scenario import AMD_LABEL, bulk, history, nightly
 
@@ -292,7 +292,7 @@ def test_client_refuses_other_hosts_and_names_the_reason(fake):
 
 
 def test_collect_runners_snapshots_the_self_hosted_fleet(sqlite_engine, fake):
-    from collectors.fleet import collect_runners
+    from parity.collectors.fleet import collect_runners
 
     w = fake.world
     w.add_runner(REPO, "mi355-amds_06", [AMD_LABEL], busy=True)
@@ -389,7 +389,7 @@ def test_an_earlier_since_backfills_and_until_bounds_a_one_off_sync(sqlite_engin
 def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise():
     import io
 
-    from collectors.sync import Progress
+    from parity.collectors.sync import Progress
 
     class Tty(io.StringIO):
         def isatty(self):
@@ -407,7 +407,7 @@ def test_progress_is_a_bar_on_a_terminal_and_lines_otherwise():
 
 
 def test_token_sources(tmp_path):
-    from collectors.settings import read_token
+    from parity.collectors.settings import read_token
 
     f = tmp_path / "token"
     f.write_text(TOKEN + "\n")

@@ -1,6 +1,6 @@
 import pytest
 
-from db.hardware import parse_vocabulary, vocabulary
+from parity.db.hardware import parse_vocabulary, vocabulary
 
 CASES = [
     ("linux.rocm.gpu.gfx942.1", "amd", "mi300x", "gfx942", 1),

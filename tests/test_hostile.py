@@ -8,10 +8,10 @@ import zipfile
 import pytest
 from sqlalchemy import select
 
-from collectors.ingest import IngestOptions, Ingester, ingest
-from collectors.settings import Settings
-from db.inventory import inventory
-from db.models import IngestError
+from parity.collectors.ingest import IngestOptions, Ingester, ingest
+from parity.collectors.settings import Settings
+from parity.db.inventory import inventory
+from parity.db.models import IngestError
 
 GOOD = (b'<testsuites><testsuite name="pytest"><testcase classname="tests.test_ok" name="test_a"/>'
         b'<testcase classname="tests.test_ok" name="test_b"><failure message="no"/></testcase>'

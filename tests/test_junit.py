@@ -5,8 +5,8 @@ import io
 
 import pytest
 
-from collectors.formats import junit
-from collectors.formats.records import ParseError
+from parity.collectors.formats import junit
+from parity.collectors.formats.records import ParseError
 
 
 def parse(xml: str):

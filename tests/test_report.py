@@ -148,7 +148,7 @@ def test_post_issue_through_the_fake_github(demo_db, tmp_path):
 
 
 def test_a_long_report_is_cut_to_fit_a_comment():
-    from dashboard.report import comment_body
+    from parity.dashboard.report import comment_body
 
     assert comment_body("short") == "short"
     cut = comment_body("x" * 70_000)

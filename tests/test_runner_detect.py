@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runners.detect import (AMD_SMI, NVIDIA_CSV, NVIDIA_Q, NVIDIA_TABLE, ROCM_SMI, ROCM_SMI_JSON,
+from parity.runners.detect import (AMD_SMI, NVIDIA_CSV, NVIDIA_Q, NVIDIA_TABLE, ROCM_SMI, ROCM_SMI_JSON,
                             ROCMINFO, NoGpu, Recorded, detect, normalise_gfx, parse_nvidia_q,
                             parse_nvidia_table, parse_rocm_smi_json, parse_rocm_smi_text,
                             parse_rocminfo)
@@ -75,7 +75,7 @@ def test_nvidia_smi_outputs(real):
      ("nvidia", "h100", "sm90", 2, "550.54.14", "12.4", None)),
 ])
 def test_detect_on_real_outputs(real, outputs, files, expect, monkeypatch):
-    monkeypatch.setattr("runners.detect._machine", lambda: "x64")
+    monkeypatch.setattr("parity.runners.detect._machine", lambda: "x64")
     host = detect(Recorded({k: (real / v).read_text() for k, v in outputs.items()}, files))
     got = (host.vendor, host.sku, host.arch, host.count, host.driver, host.runtime)
     assert got == expect[:6]

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from sqlalchemy import text
 
-from db.engine import make_engine
+from parity.db.engine import make_engine
 from tests.fakegithub import FakeGitHub, World, zip_bytes
 from tests.fakegithub.scenario import junit, serving
 
@@ -214,7 +214,7 @@ def test_bundle_round_trips_through_ingest(tmp_path):
 
 
 def test_a_job_that_ran_nothing_says_so(tmp_path):
-    from runners.bundle import bundle
+    from parity.runners.bundle import bundle
 
     empty = tmp_path / "results"
     empty.mkdir()
@@ -224,10 +224,10 @@ def test_a_job_that_ran_nothing_says_so(tmp_path):
 
 
 def test_bundle_round_trips_through_the_collector(tmp_path):
-    from collectors.github import Client
-    from collectors.settings import Secret, Settings
-    from collectors.sync import GitHubSync, SyncOptions
-    from runners.bundle import bundle
+    from parity.collectors.github import Client
+    from parity.collectors.settings import Secret, Settings
+    from parity.collectors.sync import GitHubSync, SyncOptions
+    from parity.runners.bundle import bundle
 
     w = World()
     run = w.add_run(PUBLIC, created_at=datetime(2026, 11, 20, 1))

@@ -9,13 +9,13 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import func, inspect, select, text
 
-from collectors import demo
-from collectors.ingest import IngestOptions, ingest
-from db.hardware import vocabulary
-from db.inventory import inventory
-from db.migrate import HEAD, current_revision, head_revision, upgrade
-import db.models as m
-from db.models import Base, CiJob, CiRun, Hardware
+from parity.collectors import demo
+from parity.collectors.ingest import IngestOptions, ingest
+from parity.db.hardware import vocabulary
+from parity.db.inventory import inventory
+from parity.db.migrate import HEAD, current_revision, head_revision, upgrade
+import parity.db.models as m
+from parity.db.models import Base, CiJob, CiRun, Hardware
 from parity.cli import main
 
 JUNIT = """<testsuites><testsuite name="pytest" timestamp="2026-11-20T02:00:00+00:00">
@@ -41,7 +41,7 @@ def test_migrations_from_empty_match_the_models(engine):
 def test_0005_keys_results_by_job_test_and_artifact_and_keeps_the_last_repeat(engine):
     from alembic import command
 
-    from db.migrate import alembic_config
+    from parity.db.migrate import alembic_config
 
     upgrade(engine, "0004")
     rows = [  # (id, job_pk, artifact_pk, test_pk, outcome): test 7 stored twice by artifact 1

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dashboard import charts, frames
-from dashboard.intervals import wilson
+from parity.dashboard import charts, frames
+from parity.dashboard.intervals import wilson
 from tests.builder import Builder
 
 
@@ -276,7 +276,7 @@ def test_filters(sbuild):
 
 
 def test_new_failure_rules_with_no_streak_left_after_the_flaky_filter():
-    from dashboard import regressions as rules
+    from parity.dashboard import regressions as rules
 
     streaks = pd.DataFrame({"framework": ["vllm"], "hardware": ["mi300x"], "parity_id": [1],
                             "parity_key": ["t::a"], "streak": [1], "runs": [5],

@@ -1,5 +1,5 @@
 """Pure parsers: bytes in, normalised records out. No I/O beyond the stream they are given."""
-from collectors.formats.records import (
+from parity.collectors.formats.records import (
     AccuracyRecord,
     BenchmarkRecord,
     NotRecognised,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
-from collectors.formats import (
+from parity.collectors.formats import (
     inductor_csv,
     inferencex,
     jsontext,
@@ -18,7 +18,7 @@ from collectors.formats import (
     pytorch_bench,
     serving,
 )
-from collectors.formats.records import NotRecognised, ParseResult
+from parity.collectors.formats.records import NotRecognised, ParseResult
 
 HEAD_BYTES = 64 * 1024
 

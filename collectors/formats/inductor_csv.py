@@ -8,8 +8,8 @@ import csv
 import io
 import math
 
-from collectors.formats.jsontext import decode
-from collectors.formats.records import BenchmarkRecord, ParseError, ParseResult, TestRecord
+from parity.collectors.formats.jsontext import decode
+from parity.collectors.formats.records import BenchmarkRecord, ParseError, ParseResult, TestRecord
 
 PARSER_VERSION = "1"
 _UNITS = {"abs_latency": ("ms", "lower"), "compilation_latency": ("s", "lower"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.formats import jsontext
-from collectors.formats.metrics import describe
-from collectors.formats.records import (
+from parity.collectors.formats import jsontext
+from parity.collectors.formats.metrics import describe
+from parity.collectors.formats.records import (
     AccuracyRecord,
     BenchmarkRecord,
     ParseError,

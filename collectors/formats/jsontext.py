@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from collectors.formats.records import ParseError
+from parity.collectors.formats.records import ParseError
 
 
 def decode(data: bytes) -> str:

@@ -13,7 +13,7 @@ from typing import BinaryIO
 
 from lxml import etree
 
-from collectors.formats.records import MESSAGE_CAP, ParseError, ParseResult, TestRecord
+from parity.collectors.formats.records import MESSAGE_CAP, ParseError, ParseResult, TestRecord
 
 PARSER_VERSION = "1"
 PROLOG_LIMIT = 64 * 1024

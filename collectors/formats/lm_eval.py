@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.formats import jsontext
-from collectors.formats.records import AccuracyRecord, ParseError, ParseResult, number
+from parity.collectors.formats import jsontext
+from parity.collectors.formats.records import AccuracyRecord, ParseError, ParseResult, number
 
 PARSER_VERSION = "1"
 _SKIP = {"alias", "name", "sample_len", "sample_count", " ", ""}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from collectors.formats import jsontext
-from collectors.formats.junit import split_name
-from collectors.formats.records import ParseError, ParseResult, TestRecord, first_line
+from parity.collectors.formats import jsontext
+from parity.collectors.formats.junit import split_name
+from parity.collectors.formats.records import ParseError, ParseResult, TestRecord, first_line
 
 PARSER_VERSION = "1"
 _KNOWN = {"passed", "failed", "error", "skipped", "xfailed", "xpassed"}

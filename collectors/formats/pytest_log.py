@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from collectors.formats.junit import split_name
-from collectors.formats.pytest_json import mangle
-from collectors.formats.records import (
+from parity.collectors.formats.junit import split_name
+from parity.collectors.formats.pytest_json import mangle
+from parity.collectors.formats.records import (
     MESSAGE_CAP,
     NotRecognised,
     ParseResult,

@@ -7,9 +7,9 @@ import json
 import statistics
 from typing import Any
 
-from collectors.formats import jsontext
-from collectors.formats.metrics import describe
-from collectors.formats.records import BenchmarkRecord, ParseError, ParseResult, number, optional_int
+from parity.collectors.formats import jsontext
+from parity.collectors.formats.metrics import describe
+from parity.collectors.formats.records import BenchmarkRecord, ParseError, ParseResult, number, optional_int
 
 PARSER_VERSION = "1"
 

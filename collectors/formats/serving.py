@@ -11,9 +11,9 @@ import math
 import re
 from typing import Any
 
-from collectors.formats import jsontext
-from collectors.formats.metrics import describe
-from collectors.formats.records import (
+from parity.collectors.formats import jsontext
+from parity.collectors.formats.metrics import describe
+from parity.collectors.formats.records import (
     BenchmarkRecord,
     ParseError,
     ParseResult,

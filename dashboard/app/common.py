@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, frames
+from parity.dashboard import charts, frames
 
 TTL = 60  # seconds a view's result is reused; the collector adds data at most this stale
 WEEK = re.compile(r"^\d{4}-W\d{2}$")
@@ -110,7 +110,7 @@ def filters(*, amd_only: bool = True, week: bool = True, framework: bool = True)
 def notebook(*calls: str) -> None:
     """The exact calls that reproduce this page in a notebook."""
     with st.expander("Use in a notebook"):
-        st.code("from dashboard import frames, charts\n\n" + "\n".join(calls), language="python")
+        st.code("from parity.dashboard import frames, charts\n\n" + "\n".join(calls), language="python")
 
 
 def kwargs_text(kw: dict) -> str:

@@ -1,7 +1,7 @@
 """Alembic environment: the engine comes from `db.migrate.alembic_config`, never from a file."""
 from alembic import context
 
-from db.models import Base
+from parity.db.models import Base
 
 engine = context.config.attributes["engine"]
 

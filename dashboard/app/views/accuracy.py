@@ -1,7 +1,7 @@
 """Accuracy: per model and task, config × concurrency with Wilson intervals, cliffs marked."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per config and "
             "concurrency; a cliff is a concurrency where AMD falls well below its other "

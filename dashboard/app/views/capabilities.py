@@ -2,7 +2,7 @@
 and passes, alone and combined in one lane."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Capabilities", "Per framework × capability × hardware: not tested, tested without "
             "an accuracy gate, gated and failing, gated and passing. A combination counts only "

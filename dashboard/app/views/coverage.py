@@ -1,7 +1,7 @@
 """Coverage: suites and configs without an AMD lane, lanes without tests or accuracy gate."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that build but run "
             "nothing, have no accuracy gate, or are stale.")

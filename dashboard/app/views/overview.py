@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
             "the reference's suites, pass rate on the same tests, performance at matched "

@@ -2,7 +2,7 @@
 config's history with its change points."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Performance", "AMD/NVIDIA at matched configs (model, precision, parallelism, "
             "ISL/OSL, concurrency); > 1 means AMD is better.")

@@ -1,7 +1,7 @@
 """Regressions & flaky tests: the findings list with filters."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Regressions & flaky tests", "Change points in performance series, new test "
             "failures, accuracy drops and cliffs; tests that pass and fail on the same code.")

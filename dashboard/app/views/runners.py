@@ -1,7 +1,7 @@
 """Runners: the fleet per vendor pool, online/offline/busy, queue-time percentiles."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Runners", "Self-hosted runners per vendor pool from the latest snapshot, and how "
             "long jobs waited for one.", amd_only=False, framework=False)

@@ -2,7 +2,7 @@
 hardware with its messages and the links to the CI jobs."""
 import streamlit as st
 
-from dashboard.app import common as c
+from parity.dashboard.app import common as c
 
 kw = c.page("Tests", "Which tests fail or are skipped only on AMD, and a test's history on "
             "every hardware.")

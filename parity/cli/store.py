@@ -1,0 +1,96 @@
+"""`parity ingest`, `status`, `db` and `demo`: fill the store and say what it holds."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import date
+
+from parity.cli.options import engine
+from parity.collectors.formats.detect import FORMATS
+from parity.collectors.writer import FRAMEWORKS
+from parity.db.migrate import upgrade
+
+
+def cmd_ingest(args) -> int:
+    from parity.collectors.ingest import IngestOptions, ingest
+
+    options = IngestOptions(framework=args.framework, hardware=args.hardware, repo=args.repo or "",
+                            run_id=args.run_id, commit=args.commit or "", branch=args.branch or "",
+                            job=args.job, suite=args.suite or "", format=args.format)
+    echo = (lambda line: None) if args.quiet else print
+    report = ingest(engine(args), args.paths, options, echo=echo)
+    for f in report.rejected if args.quiet else []:
+        print(f"REJECTED {f.name}: {f.reason}", file=sys.stderr)
+    print(f"ingested {report.count('ingested')} files ({report.records} records), "
+          f"{report.count('unchanged')} unchanged, {report.count('skipped')} not result files, "
+          f"{report.count('rejected')} rejected")
+    return 2 if report.rejected else 0
+
+
+def cmd_status(args) -> int:
+    from parity.db.inventory import inventory
+
+    info = inventory(engine(args))
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    if info.get("schema") is None:
+        print("empty store: no schema yet (run `parity db upgrade`, `parity demo` or "
+              "`parity ingest PATH`)")
+        return 0
+    for key in ("runs", "jobs", "artifacts", "tests", "test_results", "benchmark_rows",
+                "accuracy_rows", "ingest_errors"):
+        print(f"{key:15} {info[key]:>10,}")
+    print(f"{'last ingest':15} {info['last_ingest'] or '-':>10}")
+    print("hardware seen:")
+    for hw in info["hardware"]:
+        name = hw["sku"] or hw["arch"] or hw["raw_name"]
+        flag = "" if hw["mapped"] else "  (unmapped)"
+        print(f"  {hw['vendor']:8} {name:14} gpus={hw['gpu_count']:<3} jobs={hw['jobs']}{flag}")
+    return 0
+
+
+def cmd_db_upgrade(args) -> int:
+    upgrade(engine(args))
+    print("store is at the latest schema")
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from parity.collectors.demo import build
+
+    end = date.fromisoformat(args.end) if args.end else None
+    s = build(engine(args), days=args.days, end=end, echo=print)
+    print(f"demo history: {s.nights} nights, {s.jobs} jobs, {s.test_results} test results, "
+          f"{s.benchmark_rows} benchmark rows, {s.accuracy_rows} accuracy rows")
+    return 0
+
+
+def add(sub) -> None:
+    """Register this group's subcommands on the top-level subparsers."""
+    ing = sub.add_parser("ingest", help="ingest result files, directories and zip archives")
+    ing.add_argument("paths", nargs="+")
+    ing.add_argument("--framework", choices=FRAMEWORKS)
+    ing.add_argument("--hardware", help="runner label or GPU name, e.g. linux-mi35x-gpu-8")
+    ing.add_argument("--repo", help="OWNER/NAME the results belong to")
+    ing.add_argument("--run-id", help="CI run id; files of one run and hardware share a job")
+    ing.add_argument("--commit", help="head commit SHA")
+    ing.add_argument("--branch")
+    ing.add_argument("--job", help="job id or name (with --run-id)")
+    ing.add_argument("--suite", help="suite name, e.g. kernels")
+    ing.add_argument("--format", choices=sorted(FORMATS), help="skip detection")
+    ing.add_argument("--quiet", "-q", action="store_true", help="print only the totals and rejects")
+    ing.set_defaults(func=cmd_ingest)
+
+    st = sub.add_parser("status", help="what the store holds")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(func=cmd_status)
+
+    dbp = sub.add_parser("db", help="store maintenance")
+    dbsub = dbp.add_subparsers(dest="db_command", required=True)
+    dbsub.add_parser("upgrade", help="run migrations").set_defaults(func=cmd_db_upgrade)
+
+    demo = sub.add_parser("demo", help="fill the store with a deterministic demo history")
+    demo.add_argument("--days", type=int, default=60)
+    demo.add_argument("--end", help="last night, YYYY-MM-DD (default: yesterday, UTC)")
+    demo.set_defaults(func=cmd_demo)
