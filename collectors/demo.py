@@ -1,5 +1,10 @@
-"""A deterministic, realistic demo history (vLLM, SGLang, PyTorch on MI300X, MI355X, MI455X,
-H100, H200, B200), written through the same `Writer` as real ingests.
+"""A deterministic, realistic history (vLLM, SGLang, PyTorch on MI300X, MI325X, MI355X,
+MI455X, H100, H200, B200), written through the same `Writer` as real ingests.
+
+Test identities are the real suites' node ids and skip reasons (`testids`), at lane sizes
+from a profile: `demo` (thousands of tests per lane, what `parity demo` builds) or `year`
+(real size: about 30,000 tests per vLLM lane; 365 nights give over 50 million results);
+`plan()` scales the demo profile to a requested number of results.
 
 It contains every situation the parity views must show:
 - AMD-only failures, tests skipped only on AMD (vendor-gated reasons), flaky tests;
@@ -17,10 +22,13 @@ import math
 import random
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
+from time import perf_counter
 
 from sqlalchemy import Engine
 
-from parity.collectors.formats.records import AccuracyRecord, BenchmarkRecord, ParseResult, TestRecord
+from parity.collectors import testids
+from parity.collectors.formats.records import (AccuracyRecord, BenchmarkRecord, ParseResult,
+                                                   TestRecord)
 from parity.collectors.writer import ArtifactInfo, Provenance, Writer
 from parity.db import store
 from parity.db.hardware import vocabulary
@@ -29,22 +37,30 @@ from parity.db.migrate import upgrade
 REPO = {"vllm": "vllm-project/vllm", "sglang": "sgl-project/sglang", "pytorch": "pytorch/pytorch"}
 LABELS = {  # runner labels as the real fleets spell them
     "mi300x": {"vllm": "mi300_1", "sglang": "linux-mi300-gpu-1", "pytorch": "linux.rocm.gpu.gfx942.1"},
+    "mi325x": {"vllm": "mi325_1"},
     "mi355x": {"vllm": "mi355_1", "sglang": "linux-mi35x-gpu-1", "pytorch": "linux.rocm.gpu.gfx950.1"},
     "mi455x": {"vllm": "gfx1250-dcgpu-1"},
     "h100": {"vllm": "h100-1gpu", "sglang": "1-gpu-h100", "pytorch": "linux.aws.h100"},
     "h200": {"vllm": "h200-1gpu", "sglang": "8-gpu-h200"},
     "b200": {"vllm": "b200-1gpu", "sglang": "4-gpu-b200", "pytorch": "linux.dgx.b200"},
 }
-AMD = ("mi300x", "mi355x", "mi455x")
-SUITES = {
-    "vllm": {"kernels": 60, "entrypoints": 40, "distributed": 24, "spec_decode": 20},
-    "sglang": {"srt-unit": 50, "srt-models": 24},
-    "pytorch": {"inductor": 70, "distributed": 30},
+AMD = ("mi300x", "mi325x", "mi355x", "mi455x")
+SUITES = {  # each framework's suites and their share of a lane's tests
+    "vllm": {"kernels": 0.45, "entrypoints": 0.30, "distributed": 0.15, "spec_decode": 0.10},
+    "sglang": {"srt-unit": 0.70, "srt-models": 0.30},
+    "pytorch": {"inductor": 0.75, "distributed": 0.25},
 }
+PROFILES = {  # tests per lane and night
+    "demo": {"vllm": 3000, "sglang": 1000, "pytorch": 4000},
+    # real size: vLLM lanes run about 30,000 tests a night; PyTorch's hundreds of thousands
+    # do not fit a 50M budget beside them, so its lanes stay at a few thousand
+    "year": {"vllm": 32000, "sglang": 3500, "pytorch": 6000},
+}
+MIN_SUITE_TESTS = 64  # the injected situations need indexes up to 64 in every suite
 NVIDIA_ONLY_SUITES = {("vllm", "spec_decode")}
 PERF_MODELS = {"meta-llama/Llama-3.1-70B-Instruct": ("fp8", 8),
                "deepseek-ai/DeepSeek-R1": ("fp8", 8)}
-PERF_BASE = {"mi300x": 0.62, "mi355x": 0.95, "h100": 0.55, "h200": 0.70, "b200": 1.0}
+PERF_BASE = {"mi300x": 0.62, "mi325x": 0.74, "mi355x": 0.95, "h100": 0.55, "h200": 0.70, "b200": 1.0}
 CONCURRENCIES = (4, 16, 64, 128)
 ISL_OSL = ((1024, 1024), (8192, 1024))
 REGRESSION = {"hardware": "mi355x", "model": "meta-llama/Llama-3.1-70B-Instruct",
@@ -68,20 +84,55 @@ def _sha(*parts) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
 
 
+def suite_sizes(profile: dict[str, float]) -> dict[tuple[str, str], int]:
+    """Tests per (framework, suite) in one lane-night for a profile of tests per lane."""
+    return {(fw, suite): max(MIN_SUITE_TESTS, round(profile[fw] * share))
+            for fw, suites in SUITES.items() for suite, share in suites.items()}
+
+
+def results_per_night(sizes: dict[tuple[str, str], int]) -> int:
+    """Test results one night writes with these suite sizes."""
+    total = 0
+    for hw, labels in LABELS.items():
+        for fw in labels:
+            if hw == "mi455x":
+                continue
+            total += sum(n for (f, suite), n in sizes.items() if f == fw and not (
+                hw in AMD and (fw, suite) in NVIDIA_ONLY_SUITES))
+    return total
+
+
+def plan(days: int, results: int | None = None, profile: str = "demo"
+         ) -> dict[tuple[str, str], int]:
+    """Suite sizes for `days` nights: the profile's, or the demo profile scaled so that the
+    history holds about `results` test results."""
+    base = PROFILES[profile]
+    if results is None:
+        return suite_sizes(base)
+    per_night = results_per_night(suite_sizes(base))
+    factor = results / max(1, days * per_night)
+    return suite_sizes({fw: n * factor for fw, n in base.items()})
+
+
+def test_key(fw: str, suite: str, i: int) -> str:
+    """The test key of the suite's i-th test (tests use it to name a planted situation)."""
+    t = testids.suite_tests(fw, suite, i + 1)[i]
+    return TestRecord(classname=t.classname, name=t.name, params=t.params,
+                      outcome="passed").test_key
+
+
 def _tests(rng: random.Random, fw: str, suite: str, n: int, hw: str, night: int,
            nights: int) -> list[TestRecord]:
     amd = hw in AMD
+    reasons = testids.skip_reasons(fw)
+    vendor, hardware = reasons["vendor"], reasons["hardware"]
     out = []
-    module = {"vllm": "tests", "sglang": "test.srt", "pytorch": "test"}[fw]
-    for i in range(n):
-        cls = f"{module}.{suite.replace('-', '_')}.test_{suite.replace('-', '_')}_{i // 10}"
-        name = f"test_case_{i}"
-        params = ("fp8-128" if i % 3 == 0 else "bf16-64" if i % 3 == 1 else None)
+    for i, t in enumerate(testids.suite_tests(fw, suite, n)):
         outcome, message, reason, reruns = "passed", None, None, 0
         if amd and i % 17 == 3:
-            outcome, reason = "skipped", ("not supported on ROCm" if i % 2 else "requires CUDA")
+            outcome, reason = "skipped", vendor[(i // 17) % len(vendor)]
         elif i % 23 == 5:
-            outcome, reason = "skipped", "requires 8 GPUs"
+            outcome, reason = "skipped", hardware[(i // 23) % len(hardware)]
         elif amd and i % 29 == 7 and night >= nights // 3:
             outcome, message = "failed", "AssertionError: Tensor-likes are not close! (ROCm)"
         elif hw == "mi355x" and i % 31 == 11:
@@ -95,8 +146,8 @@ def _tests(rng: random.Random, fw: str, suite: str, n: int, hw: str, night: int,
             reruns = 1
         elif not amd and i % 43 == 21 and night > nights - 5:  # a fresh NVIDIA-only failure
             outcome, message = "failed", "AssertionError: expected 3 tokens, got 2"
-        out.append(TestRecord(classname=cls, name=name, params=params, outcome=outcome,
-                              suite=suite, file=f"{cls.replace('.', '/')}.py",
+        out.append(TestRecord(classname=t.classname, name=t.name, params=t.params,
+                              outcome=outcome, suite=suite, file=t.file,
                               phase="call" if outcome == "failed" else None,
                               duration_s=round(0.2 + rng.random() * 3, 3), rerun_count=reruns,
                               message=message, skip_reason=reason))
@@ -185,13 +236,19 @@ def _disaggregated(rng: random.Random, hw: str) -> ParseResult | None:
 
 
 def build(engine: Engine, days: int = 60, end: date | None = None,
+          sizes: dict[tuple[str, str], int] | None = None,
           echo=lambda line: None) -> DemoSummary:
-    """Write `days` nightly runs ending on `end` (default: yesterday, UTC)."""
+    """Write `days` nightly runs ending on `end` (default: yesterday, UTC), with `sizes`
+    tests per (framework, suite) and lane-night (default: the demo profile). Each night is
+    one transaction, so an interrupted build keeps whole nights; building again writes
+    only what is missing and gives the same store."""
+    sizes = sizes or plan(days)
     upgrade(engine)
     end = end or (datetime.now(timezone.utc).date() - timedelta(days=1))
     writer = Writer(vocabulary())
     summary = DemoSummary(days, 0, 0, 0, 0)
     start = end - timedelta(days=days - 1)
+    began = perf_counter()
     for night in range(days):
         day = start + timedelta(days=night)
         created = datetime.combine(day, time(2, 0))
@@ -224,7 +281,8 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         writer.ensure_job(conn, prov)
                         summary.jobs += 1
                         continue
-                    for suite, n in suites.items():
+                    for suite in suites:
+                        n = sizes[(fw, suite)]
                         if hw in AMD and (fw, suite) in NVIDIA_ONLY_SUITES:
                             continue
                         prov = _with(base, f"{hw}/{suite}", f"{label}: {suite}", suite)
@@ -233,7 +291,8 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         _, written = writer.write(conn, result, prov, _art(prov, "junit"))
                         summary.jobs += 1
                         summary.test_results += written
-                    if fw == "vllm":
+                    if fw == "vllm":  # its own stream: lane sizes do not move the noise
+                        rng = random.Random(f"{fw}|{hw}|{day.isoformat()}|perf")
                         prov = _with(base, f"{hw}/perf", f"{label}: serving benchmarks",
                                      "performance")
                         result = ParseResult(format="serving-bench",
@@ -253,8 +312,10 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                             summary.benchmark_rows += len(disagg.benchmarks)
                             summary.accuracy_rows += len(disagg.accuracy)
                             summary.jobs += 1
-        if (night + 1) % 10 == 0:
-            echo(f"demo: {night + 1}/{days} nights written")
+        if (night + 1) % 10 == 0 or night + 1 == days:
+            rate = summary.test_results / max(1e-9, perf_counter() - began)
+            echo(f"demo: {night + 1}/{days} nights written, {summary.test_results:,} test "
+                 f"results ({rate:,.0f}/s)")
     with engine.begin() as conn:
         summary.runners = store.add_runner_snapshots(conn, _runners(writer, conn, end))
     return summary

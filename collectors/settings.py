@@ -46,6 +46,8 @@ class Settings:
     since_days: int = 7  # how far back a scope's first sync reaches without --since
     tail_runs: int = 300  # re-listed runs past which the checkpoint moves forward
     token: Secret | None = field(default=None, repr=False, compare=False)
+    # generated histories: the folder of real test ids (default ../shared/data/test-ids)
+    test_ids_dir: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -57,6 +59,8 @@ class Settings:
         for name, var in _FLOAT:
             if env.get(var):
                 values[name] = float(env[var])
+        if env.get("PARITY_TEST_IDS_DIR"):
+            values["test_ids_dir"] = env["PARITY_TEST_IDS_DIR"]
         if env.get("PARITY_GITHUB_API_URL"):
             values["api_url"] = env["PARITY_GITHUB_API_URL"].rstrip("/")
         return cls(token=read_token(env), **values)

@@ -69,14 +69,15 @@ def engine(request):
 
 @pytest.fixture(scope="session")
 def demo_db(tmp_path_factory) -> Path:
-    """A 30-night demo store, built once per test session."""
+    """A 30-night demo store with about 150,000 results (a few hundred real-looking tests
+    per lane), built once per test session."""
     from datetime import date
 
     from parity.collectors import demo
 
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     engine = make_engine(path)
-    demo.build(engine, days=30, end=date(2026, 11, 28))
+    demo.build(engine, days=30, end=date(2026, 11, 28), sizes=demo.plan(30, 150_000))
     engine.dispose()
     return path
 

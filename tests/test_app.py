@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from parity.collectors import demo
+
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = str(ROOT / "dashboard" / "app" / "main.py")
 PAGES = ["overview", "tests", "performance", "accuracy", "capabilities", "coverage",
          "regressions", "runners"]
-FAILING = "tests.distributed.test_distributed_1::test_case_11"  # fails only on MI355X in the demo
+FAILING = demo.test_key("vllm", "distributed", 11)  # fails only on MI355X in the demo
 
 
 def open_page(page: str, **params):

@@ -50,14 +50,14 @@ def test_report_files_and_their_content(report_dir):
     assert "| vllm | builds but runs no tests |  | mi455x |" in md
     # capability parity: NVIDIA runs disaggregation with wide EP in one gated lane; MI355X
     # runs disaggregation alone, ungated, and its wide-EP gate fails at one concurrency
-    assert re.search(r"\| vllm \| disaggregation \+ wide-ep \| — \| — \| — \| ✅ \| — \| ✅ \|", md)
-    assert re.search(r"\| vllm \| wide-ep \| ✅ \| ❌ \| — \|", md)
+    assert re.search(r"\| vllm \| disaggregation \+ wide-ep \| — \| — \| — \| — \| ✅ \| — \| ✅ \|", md)
+    assert re.search(r"\| vllm \| wide-ep \| ✅ \| ✅ \| ❌ \| — \|", md)
     assert len(md) < 20_000  # short enough for an issue comment
     data = json.loads((report_dir / "report.json").read_text())
     assert data["week"] == WEEK and data["has_data"]
     with open(report_dir / "headline.csv") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == len(data["tables"]["headline"]) == 7
+    assert len(rows) == len(data["tables"]["headline"]) == 8  # 4 vLLM, 2 SGLang, 2 PyTorch lanes
     mi355 = next(r for r in data["tables"]["headline"]
                  if (r["framework"], r["amd_hardware"]) == ("vllm", "mi355x"))
     assert mi355["nvidia_hardware"] == "b200" and mi355["coverage"] == 0.75

@@ -198,10 +198,11 @@ def test_cli_ingest_status_and_exit_codes(tmp_path, capsys):
 
 
 def test_demo_history_has_every_situation(engine):
-    s = demo.build(engine, days=12, end=date(2026, 11, 27))
+    sizes = demo.plan(12, results=40_000)
+    s = demo.build(engine, days=12, end=date(2026, 11, 27), sizes=sizes)
     assert s.nights == 12 and s.test_results > 0
     again = inventory(engine)
-    demo.build(engine, days=12, end=date(2026, 11, 27))  # deterministic and idempotent
+    demo.build(engine, days=12, end=date(2026, 11, 27), sizes=sizes)  # deterministic, idempotent
     assert inventory(engine) | {"last_ingest": None} == again | {"last_ingest": None}
     with engine.connect() as conn:
         def one(sql):

@@ -57,10 +57,12 @@ def cmd_db_upgrade(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from parity.collectors.demo import build
+    from parity.collectors.demo import build, plan
 
     end = date.fromisoformat(args.end) if args.end else None
-    s = build(engine(args), days=args.days, end=end, echo=print)
+    days = args.days or (365 if args.size == "year" else 60)
+    sizes = plan(days, results=args.results, profile=args.size)
+    s = build(engine(args), days=days, end=end, sizes=sizes, echo=print)
     print(f"demo history: {s.nights} nights, {s.jobs} jobs, {s.test_results} test results, "
           f"{s.benchmark_rows} benchmark rows, {s.accuracy_rows} accuracy rows")
     return 0
@@ -91,6 +93,11 @@ def add(sub) -> None:
     dbsub.add_parser("upgrade", help="run migrations").set_defaults(func=cmd_db_upgrade)
 
     demo = sub.add_parser("demo", help="fill the store with a deterministic demo history")
-    demo.add_argument("--days", type=int, default=60)
+    demo.add_argument("--days", type=int, help="nights (default 60; 365 with --size year)")
+    demo.add_argument("--size", choices=("demo", "year"), default="demo",
+                      help="tests per lane: demo (thousands) or year (real size, with 365 "
+                           "nights over 50 million results)")
+    demo.add_argument("--results", type=int, metavar="N",
+                      help="scale the demo lanes so the history holds about N test results")
     demo.add_argument("--end", help="last night, YYYY-MM-DD (default: yesterday, UTC)")
     demo.set_defaults(func=cmd_demo)
