@@ -31,6 +31,10 @@ from parity.db.hardware import vocabulary
 from parity.db.store import test_id
 
 HISTORY_DAYS = 60  # how far before the window a failure streak or a series is followed
+RECENT_DAYS = 14  # without a window, views over time look at the last two weeks of data
+# how far before the window a new failure's earlier pass is looked for (a test failing from
+# the window on passed in the runs just before it)
+TEST_LOOKBACK_DAYS = 7
 
 
 def _names(value: str | Iterable[str] | None) -> list[str] | None:
@@ -48,6 +52,16 @@ def _reference(pairs: dict[str, str] | None):
         return vocab.reference_for(hardware, nvidia_present)
 
     return reference
+
+
+def _recent(store, since, until, week, days: int = RECENT_DAYS) -> Period:
+    """The window asked for, else the last `days` days up to the newest run: a view over
+    time reads what it shows, not the whole history in the store."""
+    if since is None and until is None and week is None:
+        newest = tables.newest_run(tables.open_store(store))
+        if newest is not None:
+            since = newest - timedelta(days=days)
+    return period(since, until, week)
 
 
 def _with_history(when: Period, days: int = HISTORY_DAYS) -> Period:
@@ -69,7 +83,7 @@ def _only_amd(df: pd.DataFrame, hardware, column: str = "amd_hardware") -> pd.Da
 
 def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
            align_hours) -> tuple[pd.DataFrame, pd.DataFrame]:
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     # the reference may have run a little before the window opened
     jobs = _jobs(store, framework, suite, _with_history(when, days=max(1, align_hours // 24)))
     amd_in_window = _in(jobs[jobs["vendor"] == "amd"], when)
@@ -164,8 +178,10 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
             "first_failing", "last_run_at", "runs", "failures", "last_message"]
     if matrix.empty:
         return pd.DataFrame(columns=cols)
-    when = period(since, until, week)
-    jobs = _jobs(store, framework, suite, _with_history(when))
+    asked = period(since, until, week)
+    history = _with_history(asked) if asked.start else _recent(store, since, until, week,
+                                                                 HISTORY_DAYS)
+    jobs = _jobs(store, framework, suite, history)
     jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
     hist = _history(store, jobs, matrix["parity_id"].unique())
     st = outcomes.streaks(hist)
@@ -181,7 +197,7 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     """Skips per framework × vendor × hardware × reason category (vendor-gated reasons such as
     skipIfRocm, "not supported on ROCm", "requires CUDA" classified) in each lane's latest run,
     with how many of the AMD skips ran on the NVIDIA reference."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     jobs = _in(_jobs(store, framework, suite, when), when)
     runs = outcomes.lane_runs(jobs)
     latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
@@ -201,7 +217,7 @@ def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, 
              until=None, week=None, stale_days: float = 7.0) -> pd.DataFrame:
     """Coverage gaps: suites and benchmark configs NVIDIA runs with no AMD lane, AMD lanes that
     build but run no tests, AMD hardware without an accuracy gate, and stale lanes."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     engine = tables.open_store(store)
     jobs = _in(_jobs(store, framework, suite, when), when)
     values = performance.run_values(tables.benchmarks(engine, framework=_names(framework),
@@ -230,7 +246,7 @@ def performance_parity(store: Store = None, *, framework=None, hardware=None, mo
     """AMD/NVIDIA ratio per matched config (model, precision, parallelism, ISL/OSL,
     concurrency) over the last `runs` runs of each side, with a 95 % interval; `perf_ratio`
     is oriented so that above 1 means AMD is better."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     values = performance.run_values(_bench_values(store, framework, model, metric, when))
     return _only_amd(performance.parity(values, _reference(pairs), runs=runs), hardware)
 
@@ -249,7 +265,7 @@ def pareto(store: Store = None, *, framework=None, hardware=None, model=None, si
            until=None, week=None) -> pd.DataFrame:
     """Throughput per GPU against interactivity (tok/s/user) per hardware, framework and
     precision, from each group's latest run, with the Pareto frontier marked."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     out = performance.pareto(_bench_values(store, framework, model, None, when, latest=True))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
@@ -261,7 +277,7 @@ def performance_history(store: Store = None, *, framework=None, hardware=None, m
     """One value per run of the matching performance series (a finding's `model`, `metric`
     and `match_key` select one), with `change` marking the runs where the detector places a
     change point and `segment_median` the level of the segment each run belongs to."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     values = performance.run_values(_bench_values(store, framework, model, metric, when))
     if match_key:
         values = values[values["match_key"].isin(_names(match_key))]
@@ -278,7 +294,7 @@ def accuracy_parity(store: Store = None, *, framework=None, hardware=None, model
     intervals, the difference with a two-proportion test, and cliffs flagged (a score at least
     `min_drop` below the same config's other concurrencies or below NVIDIA, with
     non-overlapping intervals and Holm-adjusted p < `alpha`)."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     acc = tables.accuracy(tables.open_store(store), framework=_names(framework), when=when)
     if model:
         acc = acc[acc["model"].isin(_names(model))]
@@ -294,8 +310,9 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
                 kinds=("performance", "test", "accuracy")) -> pd.DataFrame:
     """Findings in the window, each saying where, when, how big and how sure: change points
     and drifts in every performance series, new test failures (a failing streak of two or more
-    runs after passing), accuracy drops over time and accuracy cliffs."""
-    when = period(since, until, week)
+    runs after passing in the `TEST_LOOKBACK_DAYS` before), accuracy drops over time and
+    accuracy cliffs. Without a window: the last `RECENT_DAYS` days up to the newest run."""
+    when = _recent(store, since, until, week)
     lookback = _with_history(when)
     engine = tables.open_store(store)
     parts = []
@@ -305,10 +322,10 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
             engine, framework=_names(framework), when=lookback))
         parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
     if "test" in kinds:
-        jobs = _jobs(store, framework, suite, lookback)
+        jobs = _jobs(store, framework, suite, _with_history(when, TEST_LOOKBACK_DAYS))
         failing = _in(jobs[(jobs["failed"] + jobs["error"]) > 0], when)
         if not failing.empty:
-            res = tables.results(engine, failing["job_pk"])
+            res = tables.results(engine, failing["job_pk"], notable=True)
             candidates = res.loc[res["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
             hist = _history(store, jobs[jobs["hardware"].isin(set(failing["hardware"]))],
                             candidates)
@@ -339,15 +356,15 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
                 since=None, until=None, week=None) -> pd.DataFrame:
     """Tests that passed and failed on the same code (failed then passed on a rerun, or both
     outcomes on one commit), per test and hardware, with the flip rate and a Wilson interval
-    on the failure rate, labelled shared, amd-only or nvidia-only."""
-    when = period(since, until, week)
+    on the failure rate, labelled shared, amd-only or nvidia-only. Without a window: the
+    last `RECENT_DAYS` days up to the newest run."""
+    when = _recent(store, since, until, week)
     jobs = _in(_jobs(store, framework, suite, when), when)
     suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
-    res = tables.results(tables.open_store(store), suspect["job_pk"])
-    bad = res["outcome"].isin(outcomes.FAILED) | (res["rerun_count"].fillna(0) > 0)
-    hist = _history(store, jobs, res.loc[bad, "parity_id"].unique())
+    res = tables.results(tables.open_store(store), suspect["job_pk"], notable=True)
+    hist = _history(store, jobs, res["parity_id"].unique())
     out = outcomes.flakiness(hist)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
@@ -357,7 +374,7 @@ def fleet(store: Store = None, *, hardware=None, since=None, until=None,
           week=None) -> pd.DataFrame:
     """Runners online, busy, idle and offline per vendor pool from the latest runner
     snapshots, with queue-time percentiles (job started − created) over the window."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     engine = tables.open_store(store)
     out = fleet_rules.fleet(tables.runners(engine), _in(tables.jobs(engine, when=when), when))
     names = _names(hardware)
@@ -369,7 +386,7 @@ def scorecard(store: Store = None, *, framework=None, since=None, until=None,
     """Per framework × hardware, the latest run: tests ran, passed, failed and skipped (and
     how many skips were vendor-gated), and the plain pass rate passed / (passed + failed +
     error). A lane that ran no test shows 0 tests, not 100 %."""
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     columns = ["framework", "vendor", "hardware", "run_at", "commit", "jobs", "tests", "passed",
                "failed", "error", "skipped", "vendor_skipped", "flaky", "pass_rate"]
     jobs = _in(_jobs(store, framework, None, when), when)
@@ -396,11 +413,9 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
     cliffs, open findings, and the run and commit the pass rate comes from (`headline.py`).
     Without a window: the last `HEADLINE_DAYS` days up to the newest run. `findings`: the
     `regressions()` frame for the same filters, when the caller already has it."""
+    when = _recent(store, since, until, week, HEADLINE_DAYS)
     if since is None and until is None and week is None:
-        newest = tables.newest_run(tables.open_store(store))
-        if newest is not None:
-            since = newest - timedelta(days=HEADLINE_DAYS)
-    when = period(since, until, week)
+        since = when.start
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week,
               pairs=pairs)
     by_suite = pass_rate_parity(store, **kw)
@@ -420,7 +435,7 @@ def capability_parity(store: Store = None, *, framework=None, hardware=None, sin
     of the vocabulary plus its combinations (or `combinations=[("disaggregation",
     "wide-ep"), ...]`); a combination is covered only by a lane that exercised all of it."""
     caps = capabilities(vocabulary_file)
-    when = period(since, until, week)
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     engine = tables.open_store(store)
     jobs = _in(_jobs(store, framework, None, when), when)
     if jobs.empty:

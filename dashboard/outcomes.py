@@ -215,35 +215,38 @@ def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
                                    "parity_key"]).reset_index(drop=True)
 
 
+def _ran_in_order(history: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """The rows where the test ran, in time order (stable), with `f` (it failed) and `pos`,
+    its position in its group's sequence."""
+    h = history[history["outcome"].isin(RAN)].sort_values("run_at", kind="stable")
+    h = h.assign(f=h["outcome"].isin(FAILED).to_numpy())
+    return h.assign(pos=h.groupby(keys, sort=False).cumcount())
+
+
 def streaks(history: pd.DataFrame) -> pd.DataFrame:
     """Per (framework, hardware, parity_id) from a time-ordered outcome history (columns
     framework, hardware, parity_id, parity_key, run_at, outcome, message): the current run of
     consecutive failures, when it started, and the last message."""
     cols = ["framework", "hardware", "parity_id", "parity_key", "streak", "first_failing",
             "last_run_at", "last_message", "runs", "failures"]
+    keys = ["framework", "hardware", "parity_id"]
     if history.empty:
         return pd.DataFrame(columns=cols)
-    rows = []
-    for (fw, hw, pid), h in history.sort_values("run_at").groupby(
-            ["framework", "hardware", "parity_id"], sort=False):
-        failed = h["outcome"].isin(FAILED).to_numpy()
-        ran = h["outcome"].isin(RAN).to_numpy()
-        h, failed = h[ran], failed[ran]
-        if len(h) == 0:
-            continue
-        n = 0
-        for f in failed[::-1]:
-            if not f:
-                break
-            n += 1
-        rows.append(dict(framework=fw, hardware=hw, parity_id=pid,
-                         parity_key=h["parity_key"].iloc[-1], streak=n,
-                         first_failing=h["run_at"].iloc[len(h) - n] if n else pd.NaT,
-                         last_run_at=h["run_at"].iloc[-1],
-                         last_message=h["message"].dropna().iloc[-1]
-                         if h["message"].notna().any() else None,
-                         runs=len(h), failures=int(failed.sum())))
-    return pd.DataFrame(rows, columns=cols)
+    h = _ran_in_order(history, keys)
+    if h.empty:
+        return pd.DataFrame(columns=cols)
+    g = h.groupby(keys, sort=False)
+    out = g.agg(parity_key=("parity_key", "last"), last_run_at=("run_at", "last"),
+                last_message=("message", "last"), runs=("f", "size"), failures=("f", "sum"))
+    last_ok = h[~h["f"]].groupby(keys, sort=False)["pos"].max()
+    out["streak"] = (out["runs"] - 1 - last_ok.reindex(out.index).fillna(-1)).astype(int)
+    start = h.set_index(keys + ["pos"])["run_at"]
+    first = list(zip(*[out.index.get_level_values(k) for k in keys], out["runs"] - out["streak"]))
+    out["first_failing"] = start.reindex(pd.MultiIndex.from_tuples(
+        first, names=keys + ["pos"])).to_numpy() if len(out) else []
+    out.loc[out["streak"] == 0, "first_failing"] = pd.NaT
+    out["failures"] = out["failures"].astype(int)
+    return out.reset_index()[cols]
 
 
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
@@ -256,27 +259,31 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     cols = ["framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",
             "failures", "rerun_passes", "same_commit_mixed", "flip_rate", "fail_rate",
             "fail_lo", "fail_hi", "last_seen"]
+    keys = ["framework", "vendor", "hardware", "parity_id"]
     if history.empty:
         return pd.DataFrame(columns=cols)
-    h = history[history["outcome"].isin(RAN)].sort_values("run_at")
-    rows = []
-    for (fw, vendor, hw, pid), t in h.groupby(["framework", "vendor", "hardware", "parity_id"],
-                                              sort=False):
-        failed = t["outcome"].isin(FAILED).to_numpy()
-        rerun_pass = int(((t["outcome"] == "passed") & (t["reruns"].fillna(0) > 0)).sum())
-        by_commit = t.assign(f=failed).groupby("commit")["f"].agg(["min", "max"])
-        mixed = int(((by_commit["min"] == False) & (by_commit["max"] == True)).sum())  # noqa: E712
-        if not rerun_pass and not mixed:
-            continue
-        flips = int(np.sum(failed[1:] != failed[:-1])) if len(t) > 1 else 0
-        lo, hi = wilson(int(failed.sum()), len(t))
-        rows.append(dict(framework=fw, parity_key=t["parity_key"].iloc[-1], parity_id=pid,
-                         vendor=vendor, hardware=hw, runs=len(t), failures=int(failed.sum()),
-                         rerun_passes=rerun_pass, same_commit_mixed=mixed,
-                         flip_rate=flips / (len(t) - 1) if len(t) > 1 else 0.0,
-                         fail_rate=float(failed.mean()), fail_lo=lo, fail_hi=hi,
-                         last_seen=t["run_at"].iloc[-1]))
-    out = pd.DataFrame(rows, columns=[c for c in cols if c != "label"])
+    h = _ran_in_order(history, keys)
+    if h.empty:
+        return pd.DataFrame(columns=cols)
+    prev = h.groupby(keys, sort=False)["f"].shift()
+    h = h.assign(flip=(prev.notna() & (h["f"] != prev)).to_numpy(),
+                 rp=((h["outcome"] == "passed") & (h["reruns"].fillna(0) > 0)).to_numpy())
+    out = h.groupby(keys, sort=False).agg(
+        parity_key=("parity_key", "last"), runs=("f", "size"), failures=("f", "sum"),
+        rerun_passes=("rp", "sum"), flips=("flip", "sum"), last_seen=("run_at", "last"))
+    by_commit = h.groupby(keys + ["commit"], sort=False)["f"].agg(["min", "max"])
+    mixed = (by_commit["max"] & ~by_commit["min"]).groupby(level=keys, sort=False).sum()
+    out["same_commit_mixed"] = mixed.reindex(out.index).fillna(0).astype(int)
+    out = out[(out["rerun_passes"] > 0) | (out["same_commit_mixed"] > 0)].reset_index()
+    runs = out["runs"].astype(int)
+    out["flip_rate"] = (out["flips"] / (runs - 1).where(runs > 1)).fillna(0.0)
+    out["fail_rate"] = out["failures"] / runs
+    bounds = [wilson(int(k), int(n)) for k, n in zip(out["failures"], runs)]
+    out["fail_lo"] = [b[0] for b in bounds]
+    out["fail_hi"] = [b[1] for b in bounds]
+    for c in ("runs", "failures", "rerun_passes"):
+        out[c] = out[c].astype(int)
+    out = out[[c for c in cols if c != "label"]]
     if out.empty:
         return pd.DataFrame(columns=cols)
     vendors = out.groupby(["framework", "parity_id"])["vendor"].agg(lambda s: set(s))

@@ -12,12 +12,13 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select
+from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
 from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
+    NOTABLE,
     AccuracyMetric,
     BenchmarkMetric,
     CiJob,
@@ -91,6 +92,25 @@ def _read(engine: Engine, stmt) -> pd.DataFrame:
         return pd.read_sql(stmt, conn)
 
 
+def _read_plain(engine: Engine, stmt) -> pd.DataFrame:
+    """Like `_read` for statements whose columns are plain numbers and text (no dates or
+    booleans to convert): rows straight from the driver's cursor, several times faster than
+    SQLAlchemy's per-row result processing on the large result reads."""
+    with engine.connect() as conn:
+        compiled = stmt.compile(dialect=conn.dialect,
+                                compile_kwargs={"render_postcompile": True})
+        params = compiled.construct_params()
+        if compiled.positional:
+            params = [params[name] for name in compiled.positiontup]
+        cursor = conn.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(str(compiled), params)
+            columns = [d[0] for d in cursor.description]
+            return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
+        finally:
+            cursor.close()
+
+
 JOB_COLUMNS = ["job_pk", "run_pk", "framework", "vendor", "hardware", "gpu_count", "repository",
                "workflow", "run_id", "attempt", "commit", "run_at", "run_url", "job_id",
                "job_name", "suite", "job_url", "conclusion", "runner_name", "runner_labels",
@@ -136,25 +156,40 @@ RESULT_COLUMNS = ["job_pk", "test_pk", "parity_id", "parity_key", "group_name", 
                   "rerun_count", "message", "skip_category"]
 
 
-def results(engine: Engine, job_pks: Iterable[int],
-            parity_ids: Iterable[int] | None = None) -> pd.DataFrame:
-    """Raw test rows of the given jobs (optionally only some tests), with their identity."""
+def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
+    """The stored tests (`test_case.id`) with these parity ids (one per vendor spelling)."""
+    wanted = sorted({int(p) for p in parity_ids})
+    out: list[int] = []
+    with engine.connect() as conn:
+        for i in range(0, len(wanted), CHUNK):
+            out += conn.execute(select(TestCase.id).where(
+                TestCase.parity_id.in_(wanted[i:i + CHUNK]))).scalars().all()
+    return sorted(out)
+
+
+def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None,
+            *, notable: bool = False) -> pd.DataFrame:
+    """Raw test rows of the given jobs with their identity: all of them, only those of some
+    tests (`parity_ids`, looked up by key, job by job), or only the notable ones (failed,
+    errored or rerun: `notable=True`, read through their partial index)."""
     job_pks = sorted({int(j) for j in job_pks})
-    wanted = None if parity_ids is None else sorted({int(p) for p in parity_ids})
+    tests = None if parity_ids is None else test_pks(engine, parity_ids)
     frames = []
-    if job_pks and (wanted is None or wanted):
+    if job_pks and (tests is None or tests):
         base = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
                        TestCase.parity_key, TestCase.group_name, TestResult.outcome,
                        TestResult.rerun_count, TestResult.message, TestResult.skip_category)
                 .join(TestCase, TestCase.id == TestResult.test_pk))
+        if notable:
+            base = base.where(text(f"({NOTABLE})"))
         for i in range(0, len(job_pks), CHUNK):
             stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
-            if wanted is not None:
-                for k in range(0, len(wanted), CHUNK):
-                    frames.append(_read(engine, stmt.where(
-                        TestCase.parity_id.in_(wanted[k:k + CHUNK]))))
+            if tests is not None:
+                for k in range(0, len(tests), CHUNK):
+                    frames.append(_read_plain(engine, stmt.where(
+                        TestResult.test_pk.in_(tests[k:k + CHUNK]))))
             else:
-                frames.append(_read(engine, stmt))
+                frames.append(_read_plain(engine, stmt))
     if not frames:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]

@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -67,7 +68,8 @@ class CiRun(Base):
     """One attempt of one CI run (GitHub Actions run, Buildkite build, or a local ingest)."""
 
     __tablename__ = "ci_run"
-    __table_args__ = (UniqueConstraint("ci_system", "repository", "run_id", "attempt"),)
+    __table_args__ = (UniqueConstraint("ci_system", "repository", "run_id", "attempt"),
+                      Index("ix_ci_run_created", "created_at"))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     ci_system: Mapped[str] = mapped_column(String(32))  # github | buildkite | local | demo
@@ -150,6 +152,9 @@ class TestCase(Base):
     group_name: Mapped[str] = mapped_column(Text, default="")  # file, else classname
 
 
+# the rows a history view looks for; the partial index below and its readers share this text
+NOTABLE = "outcome IN ('failed', 'error') OR rerun_count > 0"
+
 # `skip_category` values that say a test cannot run on one vendor's stack: the parity views
 # count such a skip on AMD against AMD (collectors classify, dashboard counts)
 VENDOR_GATED = frozenset({"vendor_amd", "vendor_nvidia"})
@@ -161,10 +166,16 @@ class TestResult(Base):
     Keyed (job, test, artifact): an artifact holds each test once and is ingested once.
     On SQLite the table is clustered on that key (WITHOUT ROWID), so a job's results sit
     together, the views' reads by job need no second index, and a bulk insert in key order
-    appends to a single B-tree."""
+    appends to a single B-tree.
+
+    `ix_test_result_notable` is a partial index of the few rows the history views look for
+    (failed, errored or rerun), in job order so that ingest appends to it: finding the
+    failures of a window reads those rows, not every result of the window."""
 
     __tablename__ = "test_result"
-    __table_args__ = {"sqlite_with_rowid": False}
+    __table_args__ = (Index("ix_test_result_notable", "job_pk", "test_pk",
+                            sqlite_where=text(NOTABLE), postgresql_where=text(NOTABLE)),
+                      {"sqlite_with_rowid": False})
 
     job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
                                         primary_key=True)

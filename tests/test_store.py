@@ -67,7 +67,7 @@ def test_0005_keys_results_by_job_test_and_artifact_and_keeps_the_last_repeat(en
             conn.execute(text("INSERT INTO test_result (id, job_pk, artifact_pk, test_pk, "
                               "outcome, rerun_count) VALUES (:i, :j, :a, :t, :o, 0)"),
                          dict(zip("ijato", r)))
-    upgrade(engine)
+    upgrade(engine, "0005")
     query = text("SELECT job_pk, artifact_pk, test_pk, outcome FROM test_result "
                  "ORDER BY artifact_pk, test_pk")
     with engine.connect() as conn:
@@ -81,6 +81,40 @@ def test_0005_keys_results_by_job_test_and_artifact_and_keeps_the_last_repeat(en
         assert len(conn.execute(query).all()) == 3
     assert {i["name"] for i in inspect(engine).get_indexes("test_result")} == {
         "ix_test_result_job", "ix_test_result_test"}
+    upgrade(engine)
+    assert current_revision(engine) == HEAD
+
+
+def test_0006_adds_the_window_indexes_to_a_store_with_data(engine, tmp_path):
+    """A 0005 store with results upgrades in place: runs get their time index, the notable
+    results (failed, errored, rerun) their partial index, and nothing else changes."""
+    from alembic import command
+
+    from parity.db.migrate import alembic_config
+
+    upgrade(engine, "0005")
+    (tmp_path / "junit.xml").write_text(JUNIT)
+    assert ingest(engine, [tmp_path / "junit.xml"], IngestOptions(framework="vllm")).rejected == []
+    count = text("SELECT outcome, rerun_count FROM test_result ORDER BY outcome, rerun_count")
+    with engine.connect() as conn:
+        before = conn.execute(count).all()
+    upgrade(engine)
+    assert current_revision(engine) == HEAD == "0006"
+    indexes = {i["name"]: i for i in inspect(engine).get_indexes("test_result")}
+    assert indexes["ix_test_result_notable"]["column_names"] == ["job_pk", "test_pk"]
+    assert "ix_ci_run_created" in {i["name"] for i in inspect(engine).get_indexes("ci_run")}
+    notable = text(f"SELECT outcome, rerun_count FROM test_result WHERE ({m.NOTABLE}) "
+                   "ORDER BY outcome, rerun_count")
+    with engine.connect() as conn:
+        assert conn.execute(count).all() == before
+        assert conn.execute(notable).all() == [("failed", 0), ("passed", 1)]
+        if engine.dialect.name == "sqlite":  # the index holds only the notable rows
+            plan = conn.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN SELECT job_pk, test_pk FROM test_result "
+                f"INDEXED BY ix_test_result_notable WHERE job_pk = 1 AND ({m.NOTABLE})").all()
+            assert "ix_test_result_notable" in str(plan)
+    command.downgrade(alembic_config(engine), "0005")
+    assert inspect(engine).get_indexes("test_result") == []
     upgrade(engine)
     assert current_revision(engine) == HEAD
 

@@ -1,0 +1,205 @@
+"""Scale benchmark: every `frames` view, with its default arguments, on stores of growing
+history, each view in a fresh process.
+
+Stores are demo histories at real lane size (`parity demo --size year` lanes: about 32,000
+tests per vLLM lane and night), as many nights as the size asks: 1M results is about five
+nights, 50M about 220. For each store and view it prints the first call in a fresh process
+(cold, after the imports), the best of `--repeat` further calls (warm), and the process's
+peak RSS; `test_history` of one failing test; and the next nightly ingest (a 130,000-test
+JUnit file) into the store against the same ingest into an empty store. The last columns are
+the ratios of the largest store to the smallest: a view whose cost follows what it shows,
+not the history behind it, stays near 1.
+
+    python benchmarks/scale.py [--sizes 1M,10M,50M] [--keep DIR] [--repeat 3] [--views a,b]
+
+With PARITY_TEST_PG_URL set and `--pg`, the same stores are also built on PostgreSQL
+(databases parity_scale_<size> on that server) and measured there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+END = date(2026, 11, 28)
+VIEWS = ["scorecard", "pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity",
+         "coverage", "performance_parity", "performance_summary", "pareto",
+         "accuracy_parity", "regressions", "flaky_tests", "fleet", "headline",
+         "capability_parity"]
+NIGHTLY_TESTS = 130_000
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower()
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:], 1)
+    return int(float(text.rstrip("km")) * scale)
+
+
+def label(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1_000}k"
+
+
+def nights_for(results: int) -> tuple[int, dict]:
+    from parity.collectors import demo
+
+    sizes = demo.plan(1, profile="year")
+    per_night = demo.results_per_night(sizes)
+    return max(1, math.ceil(results / per_night)), sizes
+
+
+def build(url: str, results: int) -> None:
+    """The store at `url`, built unless it already holds a schema (`--keep` reuses it)."""
+    from parity.collectors import demo
+    from parity.db.engine import make_engine
+    from parity.db.inventory import inventory
+
+    engine = make_engine(url)
+    if (inventory(engine).get("test_results") or 0) > 0:
+        engine.dispose()
+        return
+    nights, sizes = nights_for(results)
+    start = time.perf_counter()
+    print(f"building {label(results)}: {nights} nights ...", flush=True)
+    s = demo.build(engine, days=nights, end=END, sizes=sizes,
+                   echo=lambda line: print("  " + line, flush=True))
+    engine.dispose()
+    print(f"built {label(results)} ({s.test_results:,} results) in "
+          f"{time.perf_counter() - start:.0f} s", flush=True)
+
+
+def probe(url: str, view: str, repeat: int) -> dict:
+    """Run in a fresh process: one view, cold then warm, with the process's peak RSS."""
+    import resource
+
+    from sqlalchemy import text
+
+    from parity.dashboard import frames, tables
+
+    kwargs = {}
+    if view == "test_history":  # one test that fails on AMD: its parity key is found first
+        with tables.open_store(url).connect() as conn:
+            kwargs["parity_key"] = conn.execute(text(
+                "SELECT c.parity_key FROM test_result r JOIN test_case c ON c.id = r.test_pk "
+                "WHERE r.job_pk = (SELECT MAX(job_pk) FROM test_result) "
+                "AND r.outcome = 'failed' ORDER BY c.parity_key LIMIT 1")).scalar() or ""
+    fn = getattr(frames, view)
+    start = time.perf_counter()
+    rows = len(fn(url, **kwargs))
+    cold = time.perf_counter() - start
+    warm = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn(url, **kwargs)
+        warm = min(warm, time.perf_counter() - start)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    return {"cold": cold, "warm": warm, "rss_mb": rss, "rows": rows}
+
+
+def measure(url: str, view: str, repeat: int) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--probe", url, view, str(repeat)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def ingest_time(url: str, junit: Path, run_id: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "parity", "--db", url, "ingest", str(junit),
+                    "--framework", "vllm", "--hardware", "mi300_1", "--run-id", run_id,
+                    "--quiet"], check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def pg_url(base: str, name: str, fresh: bool = False) -> str:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        if fresh:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+        if not conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"),
+                            {"n": name}).scalar():
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    return make_url(base).set(database=name).render_as_string(hide_password=False)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--probe", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--sizes", default="1M,10M,50M")
+    ap.add_argument("--keep", type=Path, help="folder to keep (and reuse) the SQLite stores in")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--views", help="comma-separated subset of the views")
+    ap.add_argument("--pg", action="store_true", help="also on PostgreSQL (PARITY_TEST_PG_URL)")
+    args = ap.parse_args(argv)
+    if args.probe:
+        url, view, repeat = args.probe
+        print(json.dumps(probe(url, view, int(repeat))))
+        return 0
+    sizes = sorted(parse_size(s) for s in args.sizes.split(","))
+    views = args.views.split(",") if args.views else VIEWS
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-scale-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    backends = [("sqlite", lambda n: f"sqlite:///{folder / f'scale-{label(n)}.db'}")]
+    if args.pg and os.environ.get("PARITY_TEST_PG_URL"):
+        base = os.environ["PARITY_TEST_PG_URL"]
+        backends.append(("postgresql", lambda n: pg_url(base, f"parity_scale_{label(n)}".lower())))
+    junit = folder / "nightly.xml"
+    if not junit.exists():
+        from benchmarks.ingest_junit import generate
+
+        generate(junit, NIGHTLY_TESTS)
+    worst_ratio, worst_warm, worst_cold, worst_rss = 0.0, 0.0, 0.0, 0.0
+    for backend, url_for in backends:
+        urls = {n: url_for(n) for n in sizes}
+        for n, url in urls.items():
+            build(url, n)
+        print(f"\n{backend}: default arguments, seconds (cold = first call in a fresh process)")
+        head = "".join(f"{label(n) + ' cold':>11}{label(n) + ' warm':>11}" for n in sizes)
+        print(f"{'view':<20}{head}{'ratio warm':>12}{'peak RSS MB':>13}")
+        for view in views + ["test_history"]:
+            got = {n: measure(url, view, args.repeat) for n, url in urls.items()}
+            bad = [f"{label(n)}: {g['error']}" for n, g in got.items() if "error" in g]
+            if bad:
+                print(f"{view:<20}ERROR {'; '.join(bad)}")
+                continue
+            small, large = got[sizes[0]], got[sizes[-1]]
+            ratio = large["warm"] / max(small["warm"], 1e-6)
+            rss = max(g["rss_mb"] for g in got.values())
+            worst_ratio, worst_rss = max(worst_ratio, ratio), max(worst_rss, rss)
+            worst_warm = max(worst_warm, large["warm"])
+            worst_cold = max(worst_cold, large["cold"])
+            cells = "".join(f"{got[n]['cold']:>11.3f}{got[n]['warm']:>11.3f}" for n in sizes)
+            print(f"{view:<20}{cells}{ratio:>12.2f}{rss:>13.0f}", flush=True)
+        if backend == "postgresql":
+            empty = pg_url(os.environ["PARITY_TEST_PG_URL"], "parity_scale_empty", fresh=True)
+        else:
+            Path(folder / "empty.db").unlink(missing_ok=True)
+            empty = f"sqlite:///{folder / 'empty.db'}"
+        stamp = str(int(time.time()))
+        base_t = ingest_time(empty, junit, f"scale-empty-{stamp}")
+        line = f"next nightly ingest ({NIGHTLY_TESTS:,} tests): empty store {base_t:.2f} s"
+        for n, url in urls.items():
+            t = ingest_time(url, junit, f"scale-{stamp}")
+            line += f"; {label(n)} store {t:.2f} s ({t / base_t:.2f}x)"
+        print(line)
+    print(f"\nworst view on the largest store: {worst_warm:.3f} s warm (target 0.3), "
+          f"{worst_cold:.3f} s cold (target 1.0); worst ratio {worst_ratio:.2f} (target 1.5); "
+          f"peak RSS {worst_rss:.0f} MB (target 1024)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
