@@ -81,17 +81,27 @@ def _only_amd(df: pd.DataFrame, hardware, column: str = "amd_hardware") -> pd.Da
     return df[df[column].isin(names)].reset_index(drop=True) if names else df
 
 
-def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
-           align_hours) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _aligned(store, framework, suite, hardware, since, until, week, pairs, latest,
+             align_hours) -> pd.DataFrame:
+    """The AMD lane runs in the window, each paired with its reference lane run."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
     # the reference may have run a little before the window opened
     jobs = _jobs(store, framework, suite, _with_history(when, days=max(1, align_hours // 24)))
     amd_in_window = _in(jobs[jobs["vendor"] == "amd"], when)
     aligned = outcomes.align(pd.concat([amd_in_window, jobs[jobs["vendor"] != "amd"]]),
                              _reference(pairs), latest=latest, window_hours=align_hours)
-    aligned = _only_amd(aligned, hardware)
-    job_pks = [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
-    return aligned, tables.results(tables.open_store(store), job_pks)
+    return _only_amd(aligned, hardware)
+
+
+def _pair_jobs(aligned: pd.DataFrame) -> list[int]:
+    return [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
+
+
+def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
+           align_hours) -> tuple[pd.DataFrame, pd.DataFrame]:
+    aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, latest,
+                       align_hours)
+    return aligned, tables.results(tables.open_store(store), _pair_jobs(aligned))
 
 
 def _in(df: pd.DataFrame, when: Period, column: str = "run_at") -> pd.DataFrame:
@@ -109,10 +119,16 @@ def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suit
     reference, on the aligned commit (same commit, else the nearest reference run within
     `align_hours`, with the staleness shown). `latest=False` gives one row per AMD run (the
     trend); `by="hardware"` sums the suites per framework × hardware."""
-    aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
-                              latest, align_hours)
-    out = outcomes.pass_rate_parity(aligned, results)
+    aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, latest,
+                       align_hours)
+    owners = [(j, i, side) for i, p in enumerate(aligned.itertuples())
+              for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in js]
+    counts = tables.pair_outcomes(tables.open_store(store), owners)
+    out = outcomes.pass_rate_parity(aligned, counts=counts)
     return outcomes.rollup(out) if by == "hardware" else out
+
+
+AMD_FAILING = {"amd-only fail", "both fail"}  # quadrants whose tests fail on AMD
 
 
 def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
@@ -120,8 +136,18 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
                 align_hours: int = 72) -> pd.DataFrame:
     """Every test of each lane's latest aligned run pair with both outcomes and its quadrant
     (both pass, amd-only fail, nvidia-only fail, both fail, amd-only skip, …)."""
-    aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
-                              True, align_hours)
+    wanted = set(_names(quadrant) or ())
+    if wanted and wanted <= AMD_FAILING:  # only tests failing on AMD: find them first
+        aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
+                           align_hours)
+        engine = tables.open_store(store)
+        amd_jobs = [j for js in aligned["amd_jobs"] for j in js]
+        failing = tables.results(engine, amd_jobs, notable=True)
+        failing = failing.loc[failing["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
+        results = tables.results(engine, _pair_jobs(aligned), failing)
+    else:
+        aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
+                                  True, align_hours)
     out = outcomes.test_matrix(aligned, results)
     if quadrant:
         out = out[out["quadrant"].isin(_names(quadrant))].reset_index(drop=True)

@@ -7,7 +7,9 @@ figures a reader looks at first. Pure: it combines the other views' frames.
 - the performance ratio: geometric mean of AMD/NVIDIA on the throughput metric at matched
   configs (>1 means AMD is ahead), with its interval;
 - the accuracy difference: mean AMD − NVIDIA score over matched cells, and the cliffs;
-- open findings: regressions, cliffs, drops and new failures on the AMD hardware."""
+- open findings: regressions, cliffs, drops and new failures on the AMD hardware;
+- notes: why a figure is missing (no aligned reference run, no matched config, …), so an
+  empty cell is never mistaken for a zero."""
 from __future__ import annotations
 
 import pandas as pd
@@ -17,7 +19,7 @@ from parity.dashboard.intervals import wilson
 COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "suites_tested", "suites_reference",
            "coverage", "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",
            "perf_metric", "perf_ratio", "perf_lo", "perf_hi", "accuracy_diff", "accuracy_cells",
-           "cliffs", "open_findings", "run_at", "commit"]
+           "cliffs", "open_findings", "run_at", "commit", "notes"]
 PERF_METRICS = ("output_throughput", "total_token_throughput", "request_throughput")
 OPEN = ("regression", "cliff", "drop", "new failure")
 
@@ -47,6 +49,7 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
         tested = suites.get((fw, amd), set()) & reference
         row.update(suites_tested=len(tested), suites_reference=len(reference),
                    coverage=len(tested) / len(reference) if reference else None)
+        notes = [] if reference else [f"coverage: {ref} ran no tests in the window"]
         p = parity_by_suite[(parity_by_suite["framework"] == fw)
                             & (parity_by_suite["amd_hardware"] == amd)
                             & (parity_by_suite["nvidia_hardware"] == ref)]
@@ -56,6 +59,12 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
             lo, hi = wilson(passed, den)
             row.update(same_denominator_rate=passed / den, rate_lo=lo, rate_hi=hi,
                        nvidia_rate=p["nvidia_passed"].sum() / den)
+        elif not suites.get((fw, amd)):
+            notes.append(f"pass rate: {amd} ran no tests in the window")
+        elif p.empty or p["alignment"].eq("none").all():
+            notes.append(f"pass rate: no {ref} run aligned with the AMD run")
+        else:
+            notes.append(f"pass rate: the aligned {ref} run ran no tests")
         if not p.empty:
             last = p.sort_values("amd_run_at").iloc[-1]
             row.update(run_at=last["amd_run_at"], commit=last.get("amd_commit"))
@@ -67,15 +76,20 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
             best = ranked.iloc[0]
             row.update(perf_metric=best["metric"], perf_ratio=best["geomean"], perf_lo=best["lo"],
                        perf_hi=best["hi"])
+        else:
+            notes.append(f"performance: no benchmark config run on both {amd} and {ref}")
         a = acc[(acc["framework"] == fw) & (acc["amd_hardware"] == amd)
                 & (acc["nvidia_hardware"] == ref)] if not acc.empty else acc
         if not a.empty:
             diffs = a["diff"].dropna()
             row.update(accuracy_diff=diffs.mean() if len(diffs) else None,
                        accuracy_cells=int(len(diffs)), cliffs=int(a["cliff"].fillna(False).sum()))
+        if a.empty or row.get("accuracy_diff") is None:
+            notes.append(f"accuracy: no accuracy cell scored on both {amd} and {ref}")
         f = found[(found["framework"] == fw) & (found["hardware"] == amd)
                   & found["status"].isin(OPEN)] if not found.empty else found
         row["open_findings"] = int(len(f))
+        row["notes"] = "; ".join(notes)
         rows.append(row)
     out = pd.DataFrame(rows).reindex(columns=COLUMNS)
     for c in ("suites_tested", "suites_reference", "open_findings"):

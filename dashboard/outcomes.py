@@ -112,10 +112,26 @@ def _side_outcomes(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def pass_rate_parity(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+def contingency(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
+    """Per aligned pair: how many tests had each (AMD outcome, reference outcome), each side
+    reduced to its worst outcome per test (None where a side did not run the test). The
+    store computes the same table in SQL (`tables.pair_outcomes`)."""
+    cols = ["pair", "amd", "ref", "n"]
+    if pairs.empty or results.empty:
+        return pd.DataFrame(columns=cols)
+    wide = _side_outcomes(pairs, results)
+    amd = wide["amd_outcome"].astype(object).where(wide["amd_outcome"].notna(), None)
+    ref = wide["ref_outcome"].astype(object).where(wide["ref_outcome"].notna(), None)
+    t = pd.DataFrame({"pair": wide["pair"], "amd": amd, "ref": ref})
+    return t.groupby(["pair", "amd", "ref"], dropna=False).size().rename("n").reset_index()
+
+
+def pass_rate_parity(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
+                     counts: pd.DataFrame | None = None) -> pd.DataFrame:
     """Same-denominator pass rate per aligned pair: of the tests that ran on the reference
     side, the share that passed on AMD (skipped, missing or failing on AMD counts against
-    AMD), beside the plain pass rate of each side."""
+    AMD), beside the plain pass rate of each side. From the raw `results`, or from their
+    `contingency()` table when the store has counted it."""
     cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "alignment",
             "staleness_h", "amd_commit", "ref_commit", "amd_run_at", "ref_run_at", "denominator",
             "amd_passed", "amd_failed", "amd_skipped", "amd_missing", "nvidia_passed",
@@ -124,18 +140,27 @@ def pass_rate_parity(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame
             "amd_ran", "nvidia_ran", "amd_url"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
-    wide = _side_outcomes(pairs, results)
+    if counts is None:
+        counts = contingency(pairs, results)
+    c = counts.assign(n=counts["n"].astype(int))
+    ref_ran, amd_ran = c["ref"].isin(RAN), c["amd"].isin(RAN)
+    measures = pd.DataFrame({
+        "pair": c["pair"], "d": c["n"] * ref_ran,
+        "amd_passed": c["n"] * (ref_ran & (c["amd"] == "passed")),
+        "amd_failed": c["n"] * (ref_ran & c["amd"].isin(FAILED)),
+        "amd_skipped": c["n"] * (ref_ran & (c["amd"] == "skipped")),
+        "amd_missing": c["n"] * (ref_ran & c["amd"].isna()),
+        "nv_passed": c["n"] * (ref_ran & (c["ref"] == "passed")),
+        "amd_ran": c["n"] * amd_ran,
+        "amd_plain": c["n"] * (c["amd"] == "passed"),
+        "ref_plain": c["n"] * (c["ref"] == "passed")})
+    sums = measures.groupby("pair").sum()
     rows = []
     for i, p in enumerate(pairs.itertuples()):
-        t = wide[wide["pair"] == i]
-        amd, ref = t["amd_outcome"], t["ref_outcome"]
-        denom_mask = ref.isin(RAN)
-        d = int(denom_mask.sum())
-        on = amd[denom_mask]
-        amd_passed = int((on == "passed").sum())
-        amd_ran, ref_ran = int(amd.isin(RAN).sum()), int(ref.isin(RAN).sum())
+        m = sums.loc[i] if i in sums.index else pd.Series(0, index=sums.columns)
+        d, amd_passed, nv_passed = int(m["d"]), int(m["amd_passed"]), int(m["nv_passed"])
+        amd_ran, ref_ran = int(m["amd_ran"]), d
         rate = amd_passed / d if d else math.nan
-        nv_passed = int(ref[denom_mask].eq("passed").sum())
         nv_rate = nv_passed / d if d else math.nan
         lo, hi = wilson(amd_passed, d)
         rows.append(dict(
@@ -143,13 +168,13 @@ def pass_rate_parity(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame
             nvidia_hardware=p.nvidia_hardware, alignment=p.alignment,
             staleness_h=p.staleness_h, amd_commit=p.amd_commit, ref_commit=p.ref_commit,
             amd_run_at=p.amd_run_at, ref_run_at=p.ref_run_at, denominator=d,
-            amd_passed=amd_passed, amd_failed=int(on.isin(FAILED).sum()),
-            amd_skipped=int((on == "skipped").sum()), amd_missing=int(on.isna().sum()),
+            amd_passed=amd_passed, amd_failed=int(m["amd_failed"]),
+            amd_skipped=int(m["amd_skipped"]), amd_missing=int(m["amd_missing"]),
             nvidia_passed=nv_passed,
             same_denominator_rate=rate, rate_lo=lo, rate_hi=hi, nvidia_rate=nv_rate,
             gap=nv_rate - rate if d else math.nan,
-            amd_plain_rate=int((amd == "passed").sum()) / amd_ran if amd_ran else math.nan,
-            nvidia_plain_rate=int((ref == "passed").sum()) / ref_ran if ref_ran else math.nan,
+            amd_plain_rate=int(m["amd_plain"]) / amd_ran if amd_ran else math.nan,
+            nvidia_plain_rate=int(m["ref_plain"]) / ref_ran if ref_ran else math.nan,
             amd_ran=amd_ran, nvidia_ran=ref_ran, amd_url=p.amd_url))
     return pd.DataFrame(rows, columns=cols)
 

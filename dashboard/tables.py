@@ -12,7 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
-from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select, text
+from sqlalchemy import (Engine, Integer, String, and_, case, column, create_engine, func,
+                        inspect, select, text, values)
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
@@ -193,6 +194,41 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     if not frames:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+
+
+# worst first, as `outcomes.RANK` orders a test's outcomes across a side's jobs
+OUTCOME_RANK = {"error": 0, "failed": 1, "passed": 2, "xpassed": 3, "xfailed": 4, "skipped": 5}
+
+
+def pair_outcomes(engine: Engine, owners: Sequence[tuple[int, int, str]]) -> pd.DataFrame:
+    """`outcomes.contingency` counted in SQL: `owners` are (job_pk, pair, side) with side
+    "amd" or "ref"; per pair, how many tests had each (AMD outcome, reference outcome), each
+    side reduced to its worst outcome per test (None where a side did not run it). Only
+    the counts leave the database, not the pairs' raw results."""
+    cols = ["pair", "amd", "ref", "n"]
+    if not owners:
+        return pd.DataFrame(columns=cols)
+    own = values(column("job_pk", Integer), column("pair", Integer), column("side", String),
+                 name="own").data([(int(j), int(p), s) for j, p, s in owners]).cte("own")
+    rank = case(*((TestResult.outcome == o, r) for o, r in OUTCOME_RANK.items()), else_=6)
+    per_test = (select(own.c.pair,
+                       func.min(case((own.c.side == "amd", rank))).label("amd_rank"),
+                       func.min(case((own.c.side == "ref", rank))).label("ref_rank"))
+                .select_from(TestResult).join(own, own.c.job_pk == TestResult.job_pk)
+                .join(TestCase, TestCase.id == TestResult.test_pk)
+                .group_by(own.c.pair, TestCase.parity_id)).subquery("per_test")
+    stmt = (select(per_test.c.pair, per_test.c.amd_rank, per_test.c.ref_rank,
+                   func.count().label("n"))
+            .group_by(per_test.c.pair, per_test.c.amd_rank, per_test.c.ref_rank))
+    df = _read_plain(engine, stmt)
+    names = {r: o for o, r in OUTCOME_RANK.items()}
+    out = pd.DataFrame({"pair": df["pair"].astype(int),
+                        "amd": [names.get(r) if r == r and r is not None else None
+                                for r in df["amd_rank"]],
+                        "ref": [names.get(r) if r == r and r is not None else None
+                                for r in df["ref_rank"]],
+                        "n": df["n"].astype(int)})
+    return out[cols]
 
 
 def _latest_runs(stmt, m, framework, when):

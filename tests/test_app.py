@@ -114,3 +114,18 @@ def test_serve_passes_no_secret_and_locks_the_app_down():
     cmd = " ".join(serve.command(8555, "127.0.0.1"))
     assert "--client.toolbarMode viewer" in cmd and "--client.showErrorDetails none" in cmd
     assert "--server.address 127.0.0.1" in cmd and "--browser.gatherUsageStats false" in cmd
+
+
+def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):
+    """The MI455X lane builds but runs nothing: its pass rate, performance and accuracy are
+    shown as a dash (never "None" or a zero) and its notes say why."""
+    at = open_page("overview", framework="vllm")
+    table = at.dataframe[0].value.set_index("amd_hardware")
+    figures = ["same_denominator_rate", "nvidia_rate", "perf_ratio", "accuracy_diff"]
+    assert list(table.loc["mi455x", figures]) == ["—"] * 4
+    assert table.loc["mi455x", "coverage"] == "0%"
+    assert table.loc["mi355x", "same_denominator_rate"].endswith("%")
+    assert not table[figures].isna().any().any()
+    notes = table.loc["mi455x", "notes"]
+    assert "mi455x ran no tests" in notes and "no benchmark config" in notes
+    assert table.loc["mi355x", "notes"] == ""

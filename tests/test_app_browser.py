@@ -91,3 +91,26 @@ def test_no_page_shows_a_planted_token(browser, app, path):
     page.wait_for_load_state("networkidle")
     assert PLANTED not in page.content()
     page.close()
+
+
+@pytest.mark.parametrize("path", ["overview", "tests", "coverage", "runners"])
+def test_a_shared_link_opens_its_own_page_with_its_filters(browser, app, path):
+    """Opening `/<page>?framework=vllm` directly (a link someone shared) renders that page
+    with the filter, with no "Page not found" dialog on the way."""
+    page = browser.new_page()
+    page.goto(f"{app}/{path}?framework=vllm")
+    page.wait_for_selector("h1", timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    assert "not found" not in page.content().lower()
+    assert page.url.split("?")[0].endswith(f"/{path}") and "framework=vllm" in page.url
+    page.close()
+
+
+def test_the_root_forwards_to_the_overview_with_its_query(browser, app):
+    page = browser.new_page()
+    page.goto(f"{app}/?framework=sglang")
+    page.wait_for_url("**/overview?**framework=sglang**", timeout=60_000)
+    page.wait_for_selector(SCORECARD, timeout=60_000)
+    assert "not found" not in page.content().lower()
+    page.close()
+

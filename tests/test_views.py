@@ -284,3 +284,26 @@ def test_new_failure_rules_with_no_streak_left_after_the_flaky_filter():
     flaky = pd.DataFrame({"framework": ["vllm"], "hardware": ["mi300x"], "parity_id": [2]})
     out = rules.tests(streaks, {"mi300x": "amd"}, flaky=flaky, since=pd.Timestamp("2026-11-01"))
     assert out.empty and list(out.columns) == rules.COLUMNS
+
+
+def test_sql_counts_equal_the_raw_results_count(build):
+    """The store counts each pair's (AMD outcome, reference outcome) table in SQL; it equals
+    the table counted from the raw results, shards (a test in two jobs of one run, worst
+    outcome wins) and one-sided tests included, on both backends."""
+    from parity.dashboard import outcomes, tables
+
+    build.tests("h100", dict(a="passed", b="passed", c="passed", d="passed", f="skipped"))
+    build.tests("h100", dict(a="failed"))  # a second report of the same job
+    build.tests("mi300x", dict(a="passed", b="failed", c="skipped", e="passed", f="error"),
+                reasons={"c": "not supported on ROCm"})
+    aligned = frames._aligned(build.engine, None, None, None, None, None, None, None, True, 72)
+    owners = [(j, i, side) for i, p in enumerate(aligned.itertuples())
+              for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in js]
+    raw = tables.results(build.engine, frames._pair_jobs(aligned))
+    key = ["pair", "amd", "ref"]
+    in_sql = tables.pair_outcomes(build.engine, owners).sort_values(key, na_position="first")
+    counted = outcomes.contingency(aligned, raw).sort_values(key, na_position="first")
+    assert in_sql.reset_index(drop=True).astype(object).where(in_sql.notna().values, None) \
+        .to_dict("records") == counted.reset_index(drop=True).astype(object) \
+        .where(counted.notna().values, None).to_dict("records")
+    assert int(in_sql["n"].sum()) == 6  # a b c d e f

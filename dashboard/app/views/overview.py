@@ -15,23 +15,34 @@ else:
     head = head.assign(stale=(newest - head["run_at"]) > pd.Timedelta(days=2),
                        commit=head["commit"].fillna("").str[:10])
     st.subheader("Scorecard")
+    shown = head[["framework", "amd_hardware", "nvidia_hardware", "coverage",
+                  "same_denominator_rate", "nvidia_rate", "perf_ratio", "accuracy_diff", "cliffs",
+                  "open_findings", "run_at", "commit", "stale", "notes"]]
+    # a missing figure shows as a dash, never as "None" or a zero, and `notes` says why; the
+    # grid shows every null as "None", so the figures go to it as formatted text
+    formats = {"coverage": "{:.0%}", "same_denominator_rate": "{:.1%}", "nvidia_rate": "{:.1%}",
+               "perf_ratio": "{:.3f}", "accuracy_diff": "{:+.3f}"}
+    styled = shown.assign(**{col: [fmt.format(v) if pd.notna(v) else "—" for v in shown[col]]
+                             for col, fmt in formats.items()})
+    why = " — means no figure: the row's notes say why."
     st.container(key="scorecard").dataframe(
-        head[["framework", "amd_hardware", "nvidia_hardware", "coverage", "same_denominator_rate",
-              "nvidia_rate", "perf_ratio", "accuracy_diff", "cliffs", "open_findings", "run_at",
-              "commit", "stale"]],
-        hide_index=True, key="scorecard_table",
+        styled, hide_index=True, key="scorecard_table",
         column_config={
-            "coverage": st.column_config.ProgressColumn("coverage", min_value=0.0, max_value=1.0,
-                                                        format="percent"),
-            "same_denominator_rate": st.column_config.NumberColumn(
-                "pass rate (same tests)", format="percent",
-                help="Of the tests the NVIDIA reference ran, the share that passed on AMD"),
-            "nvidia_rate": st.column_config.NumberColumn("NVIDIA", format="percent"),
-            "perf_ratio": st.column_config.NumberColumn("perf ratio", format="%.3f",
-                                                        help="AMD/NVIDIA throughput, matched configs"),
-            "accuracy_diff": st.column_config.NumberColumn("accuracy Δ", format="%.3f"),
+            "coverage": st.column_config.Column(
+                "coverage", help="Of the suites the NVIDIA reference ran tests in, the share "
+                                 "the AMD lane ran tests in too." + why),
+            "same_denominator_rate": st.column_config.Column(
+                "pass rate (same tests)",
+                help="Of the tests the NVIDIA reference ran, the share that passed on AMD." + why),
+            "nvidia_rate": st.column_config.Column("NVIDIA", help="The reference's pass rate "
+                                                                  "on the same tests." + why),
+            "perf_ratio": st.column_config.Column(
+                "perf ratio", help="AMD/NVIDIA throughput at matched configs." + why),
+            "accuracy_diff": st.column_config.Column(
+                "accuracy Δ", help="Mean AMD − NVIDIA score over matched cells." + why),
             "run_at": st.column_config.DatetimeColumn("from run", format="YYYY-MM-DD HH:mm"),
             "stale": st.column_config.CheckboxColumn("stale", help="older than the newest run by 2+ days"),
+            "notes": st.column_config.Column("notes", help="Why a figure is missing"),
         })
     c.chart("headline", head, key="headline_chart")
     st.subheader("Drill down")
