@@ -20,7 +20,7 @@ from sqlalchemy import Connection
 
 from parity.collectors.formats.records import OUTCOMES, ParseResult, TestRecord, merge_repeats
 from parity.collectors.identity import ParityKeys, skip_category
-from parity.db import store
+from parity.db import state, store
 from parity.db.capabilities import capabilities
 from parity.db.hardware import Vocabulary
 from parity.db.models import VENDOR_GATED
@@ -305,6 +305,7 @@ class Writer:
         order = sorted(range(len(ids)), key=ids.__getitem__)
         store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, order))
         store.add_test_results(conn, [rows[i] for i in order])
+        state.add(conn, job_pk, ids, outcomes, categories)  # the job's vector, in step
         counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
                                                            categories)
         for s in result.sessions:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
 from parity.dashboard import accuracy as acc_rules
@@ -26,6 +27,7 @@ from parity.dashboard import headline as headline_rules
 from parity.dashboard import outcomes, performance, regressions as findings, tables
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
+from parity.db import vectors as vec
 from parity.db.capabilities import capabilities
 from parity.db.hardware import vocabulary
 from parity.db.store import test_id
@@ -154,8 +156,17 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
     return out
 
 
-def _history(store, jobs: pd.DataFrame, parity_ids) -> pd.DataFrame:
-    res = tables.results(tables.open_store(store), jobs["job_pk"], parity_ids)
+def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
+    """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
+    followed only in the lane it was found in: a suite's test is looked up in that suite's
+    jobs, not in every job of the window."""
+    engine = tables.open_store(store)
+    parts = [pd.DataFrame(columns=tables.RESULT_COLUMNS)]
+    lanes = jobs.groupby(outcomes.LANE)["job_pk"]
+    for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
+        if key in lanes.groups:
+            parts.append(tables.results(engine, lanes.get_group(key), tests.unique()))
+    res = pd.concat([p for p in parts if not p.empty] or parts[:1], ignore_index=True)
     meta = jobs[["job_pk", "framework", "vendor", "hardware", "commit", "run_at", "run_pk"]]
     merged = res.merge(meta, on="job_pk")
     return outcomes.reduce_tests(merged, ["framework", "vendor", "hardware", "run_pk", "commit",
@@ -209,7 +220,7 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
                                                                  HISTORY_DAYS)
     jobs = _jobs(store, framework, suite, history)
     jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
-    hist = _history(store, jobs, matrix["parity_id"].unique())
+    hist = _history(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}))
     st = outcomes.streaks(hist)
     out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
                        on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
@@ -222,18 +233,33 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
                 since=None, until=None, week=None, pairs=None) -> pd.DataFrame:
     """Skips per framework × vendor × hardware × reason category (vendor-gated reasons such as
     skipIfRocm, "not supported on ROCm", "requires CUDA" classified) in each lane's latest run,
-    with how many of the AMD skips ran on the NVIDIA reference."""
+    with how many of the AMD skips ran on the NVIDIA reference. Counted from the per-job
+    outcome vectors, not the raw results."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
+    engine = tables.open_store(store)
     jobs = _in(_jobs(store, framework, suite, when), when)
     runs = outcomes.lane_runs(jobs)
     latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
-    owner = latest[outcomes.LANE + ["vendor", "job_pks"]].explode("job_pks") \
-        .rename(columns={"job_pks": "job_pk"})
-    res = tables.results(tables.open_store(store), owner["job_pk"])
-    tests = outcomes.reduce_tests(res.merge(owner.astype({"job_pk": int}), on="job_pk"),
-                                  outcomes.LANE + ["vendor"])
-    matrix = test_matrix(store, framework=framework, suite=suite, since=since, until=until,
-                         week=week, pairs=pairs)
+    lanes = tables.vectors(engine, {tuple(r[:4]): r[4] for r in latest[
+        outcomes.LANE + ["vendor", "job_pks"]].itertuples(index=False)})
+    skipped = vec.OUTCOMES.index("skipped")
+    tests = pd.DataFrame(
+        [(*key, "skipped", vec.SKIPS[c] if c < len(vec.SKIPS) else "other")
+         for key, v in lanes.items() for c in v.skips[v.outcomes == skipped]],
+        columns=outcomes.LANE + ["vendor", "outcome", "skip_category"])
+    aligned = _aligned(store, framework, suite, None, since, until, week, pairs, True, 72)
+    sides = tables.vectors(engine, {(i, side): js for i, p in enumerate(aligned.itertuples())
+                                    for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs))})
+    ran = [vec.OUTCOMES.index(o) for o in outcomes.RAN]
+    rows = []
+    for i, p in enumerate(aligned.itertuples()):
+        amd, ref = sides[(i, "amd")], sides[(i, "ref")]
+        on_ref = np.isin(amd.ids, ref.ids[np.isin(ref.outcomes, ran)])
+        for c in amd.skips[(amd.outcomes == skipped) & on_ref]:
+            rows.append((p.framework, p.amd_hardware, "amd-only skip",
+                         vec.SKIPS[c] if c < len(vec.SKIPS) else "other"))
+    matrix = pd.DataFrame(rows, columns=["framework", "amd_hardware", "quadrant",
+                                         "amd_skip_category"])
     out = coverage_rules.skip_parity(tests, matrix)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
@@ -352,9 +378,9 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
         failing = _in(jobs[(jobs["failed"] + jobs["error"]) > 0], when)
         if not failing.empty:
             res = tables.results(engine, failing["job_pk"], notable=True)
-            candidates = res.loc[res["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
-            hist = _history(store, jobs[jobs["hardware"].isin(set(failing["hardware"]))],
-                            candidates)
+            res = res[res["outcome"].isin(outcomes.FAILED)].merge(
+                failing[["job_pk"] + outcomes.LANE], on="job_pk")
+            hist = _history(store, jobs, res)
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
             parts.append(findings.tests(outcomes.streaks(hist), vendors,
                                         flaky=outcomes.flakiness(hist), since=when.start))
@@ -390,7 +416,7 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
     res = tables.results(tables.open_store(store), suspect["job_pk"], notable=True)
-    hist = _history(store, jobs, res["parity_id"].unique())
+    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"))
     out = outcomes.flakiness(hist)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out

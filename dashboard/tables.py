@@ -11,12 +11,14 @@ from typing import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
-from sqlalchemy import (Engine, Integer, String, and_, case, column, create_engine, func,
-                        inspect, select, text, values)
+from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
+from parity.db import state
+from parity.db import vectors as vec
 from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
     NOTABLE,
@@ -27,6 +29,7 @@ from parity.db.models import (
     Framework,
     Hardware,
     JobCapability,
+    JobOutcome,
     RunnerSnapshot,
     TestCase,
     TestResult,
@@ -196,39 +199,56 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
 
 
-# worst first, as `outcomes.RANK` orders a test's outcomes across a side's jobs
-OUTCOME_RANK = {"error": 0, "failed": 1, "passed": 2, "xpassed": 3, "xfailed": 4, "skipped": 5}
+def vectors(engine: Engine, groups: dict) -> dict:
+    """Per group (any key -> job pks): the tests of its jobs together, keyed by parity id,
+    each with its worst outcome and skip codes (`db.vectors`), from the per-job vectors
+    ingest keeps; a job without tests adds nothing."""
+    if not groups or not has_data(engine):
+        return {key: vec.EMPTY for key in groups}
+    if not inspect(engine).has_table(JobOutcome.__tablename__):
+        raise RuntimeError(f"the store {engine.url.render_as_string()} is at an older schema: "
+                           "run `parity db upgrade` on it")
+    with engine.connect() as conn:
+        by_job = state.read(conn, {j for jobs in groups.values() for j in jobs})
+        alias = state.aliases(conn)
+    return {key: vec.remap(vec.merge(*(by_job[j] for j in jobs if j in by_job)), alias)
+            for key, jobs in groups.items()}
+
+
+def _names(codes: np.ndarray, names: tuple) -> list:
+    return [names[c] if c < len(names) else "other" for c in codes]
 
 
 def pair_outcomes(engine: Engine, owners: Sequence[tuple[int, int, str]]) -> pd.DataFrame:
-    """`outcomes.contingency` counted in SQL: `owners` are (job_pk, pair, side) with side
-    "amd" or "ref"; per pair, how many tests had each (AMD outcome, reference outcome), each
-    side reduced to its worst outcome per test (None where a side did not run it). Only
-    the counts leave the database, not the pairs' raw results."""
+    """`outcomes.contingency` from the per-job vectors: `owners` are (job_pk, pair, side)
+    with side "amd" or "ref"; per pair, how many tests had each (AMD outcome, reference
+    outcome), each side reduced to its worst outcome per test (None where a side did not
+    run it). No raw result is read."""
     cols = ["pair", "amd", "ref", "n"]
-    if not owners:
+    groups: dict = {}
+    for job, pair, side in owners:
+        groups.setdefault((int(pair), side), []).append(int(job))
+    sides = vectors(engine, groups)
+    parts = []
+    absent = 255
+    for pair in sorted({p for p, _ in groups}):
+        amd, ref = sides.get((pair, "amd"), vec.EMPTY), sides.get((pair, "ref"), vec.EMPTY)
+        union = np.union1d(amd.ids, ref.ids)
+        if not len(union):
+            continue
+        a = np.full(len(union), absent, np.int32)
+        r = np.full(len(union), absent, np.int32)
+        a[np.searchsorted(union, amd.ids)] = amd.outcomes
+        r[np.searchsorted(union, ref.ids)] = ref.outcomes
+        keys, counts = np.unique(a * 256 + r, return_counts=True)
+        amd_codes, ref_codes = keys // 256, keys % 256
+        named = lambda c: [None if x == absent else n for x, n in  # noqa: E731
+                           zip(c, _names(np.minimum(c, len(vec.OUTCOMES)), vec.OUTCOMES))]
+        parts.append(pd.DataFrame({"pair": pair, "amd": named(amd_codes),
+                                   "ref": named(ref_codes), "n": counts.astype(int)}))
+    if not parts:
         return pd.DataFrame(columns=cols)
-    own = values(column("job_pk", Integer), column("pair", Integer), column("side", String),
-                 name="own").data([(int(j), int(p), s) for j, p, s in owners]).cte("own")
-    rank = case(*((TestResult.outcome == o, r) for o, r in OUTCOME_RANK.items()), else_=6)
-    per_test = (select(own.c.pair,
-                       func.min(case((own.c.side == "amd", rank))).label("amd_rank"),
-                       func.min(case((own.c.side == "ref", rank))).label("ref_rank"))
-                .select_from(TestResult).join(own, own.c.job_pk == TestResult.job_pk)
-                .join(TestCase, TestCase.id == TestResult.test_pk)
-                .group_by(own.c.pair, TestCase.parity_id)).subquery("per_test")
-    stmt = (select(per_test.c.pair, per_test.c.amd_rank, per_test.c.ref_rank,
-                   func.count().label("n"))
-            .group_by(per_test.c.pair, per_test.c.amd_rank, per_test.c.ref_rank))
-    df = _read_plain(engine, stmt)
-    names = {r: o for o, r in OUTCOME_RANK.items()}
-    out = pd.DataFrame({"pair": df["pair"].astype(int),
-                        "amd": [names.get(r) if r == r and r is not None else None
-                                for r in df["amd_rank"]],
-                        "ref": [names.get(r) if r == r and r is not None else None
-                                for r in df["ref_rank"]],
-                        "n": df["n"].astype(int)})
-    return out[cols]
+    return pd.concat(parts, ignore_index=True)[cols]
 
 
 def _latest_runs(stmt, m, framework, when):

@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -133,13 +134,22 @@ class Artifact(Base):
     ingested_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+# tests named with a vendor word: their parity id is not their own id
+ALIAS = "parity_id <> id"
+# the rows a history view looks for (a partial index of test_result and its readers)
+NOTABLE = "outcome IN ('failed', 'error') OR rerun_count > 0"
+
+
 class TestCase(Base):
     """A test's identity, interned once. `id` is a 63-bit hash of `test_key` and `parity_id`
     one of `parity_key`, so bulk ingest needs no lookup round trip and the cross-vendor join
     runs on an integer index. (On SQLite `id` is the rowid.)"""
 
     __tablename__ = "test_case"
-    __table_args__ = (Index("ix_test_case_parity_id", "parity_id"),)
+    __table_args__ = (Index("ix_test_case_parity_id", "parity_id"),
+                      # the few tests whose parity key differs from their key (vendor names)
+                      Index("ix_test_case_alias", "id", sqlite_where=text(ALIAS),
+                            postgresql_where=text(ALIAS)))
 
     id: Mapped[int] = mapped_column(ID, primary_key=True, autoincrement=False)
     test_key: Mapped[str] = mapped_column(Text)
@@ -152,8 +162,6 @@ class TestCase(Base):
     group_name: Mapped[str] = mapped_column(Text, default="")  # file, else classname
 
 
-# the rows a history view looks for; the partial index below and its readers share this text
-NOTABLE = "outcome IN ('failed', 'error') OR rerun_count > 0"
 
 # `skip_category` values that say a test cannot run on one vendor's stack: the parity views
 # count such a skip on AMD against AMD (collectors classify, dashboard counts)
@@ -188,6 +196,23 @@ class TestResult(Base):
     rerun_count: Mapped[int] = mapped_column(Integer, default=0)
     message: Mapped[str | None] = mapped_column(Text)
     skip_category: Mapped[str | None] = mapped_column(String(32))
+
+
+class JobOutcome(Base):
+    """Each job's tests as one row of three parallel arrays (`db.vectors`): the test ids,
+    each one's worst outcome and its skip category. Written with the job's results, in the
+    same transaction, so it is never out of step with them; `parity db rebuild-state`
+    derives it again from the raw rows. The latest-run views read these few rows instead of
+    every result of the runs they compare."""
+
+    __tablename__ = "job_outcome"
+
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    tests: Mapped[int] = mapped_column(Integer, default=0)
+    test_ids: Mapped[bytes] = mapped_column(LargeBinary)  # int64 little-endian, sorted
+    outcomes: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.OUTCOMES
+    skips: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.SKIPS
 
 
 class TestSummary(Base):

@@ -92,14 +92,16 @@ def test_0006_adds_the_window_indexes_to_a_store_with_data(engine, tmp_path):
 
     from parity.db.migrate import alembic_config
 
-    upgrade(engine, "0005")
     (tmp_path / "junit.xml").write_text(JUNIT)
     assert ingest(engine, [tmp_path / "junit.xml"], IngestOptions(framework="vllm")).rejected == []
+    command.downgrade(alembic_config(engine), "0005")  # the data, at the schema before
+    assert current_revision(engine) == "0005"
+    assert inspect(engine).get_indexes("test_result") == []
     count = text("SELECT outcome, rerun_count FROM test_result ORDER BY outcome, rerun_count")
     with engine.connect() as conn:
         before = conn.execute(count).all()
-    upgrade(engine)
-    assert current_revision(engine) == HEAD == "0006"
+    upgrade(engine, "0006")
+    assert current_revision(engine) == "0006"
     indexes = {i["name"]: i for i in inspect(engine).get_indexes("test_result")}
     assert indexes["ix_test_result_notable"]["column_names"] == ["job_pk", "test_pk"]
     assert "ix_ci_run_created" in {i["name"] for i in inspect(engine).get_indexes("ci_run")}

@@ -56,6 +56,16 @@ def cmd_db_upgrade(args) -> int:
     return 0
 
 
+def cmd_db_rebuild_state(args) -> int:
+    from parity.db import state
+
+    eng = engine(args)
+    upgrade(eng)
+    jobs = state.rebuild(eng, echo=print)
+    print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from parity.collectors.demo import build, plan
 
@@ -91,6 +101,9 @@ def add(sub) -> None:
     dbp = sub.add_parser("db", help="store maintenance")
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
     dbsub.add_parser("upgrade", help="run migrations").set_defaults(func=cmd_db_upgrade)
+    dbsub.add_parser("rebuild-state", help="derive the state kept with the results (per-job "
+                     "outcome vectors) again from the raw rows").set_defaults(
+        func=cmd_db_rebuild_state)
 
     demo = sub.add_parser("demo", help="fill the store with a deterministic demo history")
     demo.add_argument("--days", type=int, help="nights (default 60; 365 with --size year)")

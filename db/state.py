@@ -1,0 +1,117 @@
+"""State derived from the raw results and kept with them: the per-job outcome vectors
+(`job_outcome`, `db.vectors`).
+
+The writer adds a report's tests to its job's vector in the transaction that stores the
+report's results, so the two never disagree and a killed ingest leaves neither. `complete()`
+fills the vectors of jobs that have results but no vector (a store upgraded from before the
+table existed); `rebuild()` derives every vector again from the raw rows, which must give
+exactly what ingest maintained (a test checks it).
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+from sqlalchemy import Connection, Engine, delete, exists, select, text
+
+from parity.db.models import ALIAS, CiJob, JobOutcome, TestCase, TestResult
+from parity.db.vectors import EMPTY, Vector, codes, merge, reduce
+
+CHUNK = 500  # jobs per read of vectors
+DERIVE_CHUNK = 40  # jobs per read of raw rows when deriving vectors (a few hundred MB at most)
+
+
+def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
+    """The vectors of these jobs (a job without tests has none)."""
+    wanted = sorted({int(j) for j in job_pks})
+    out: dict[int, Vector] = {}
+    t = JobOutcome
+    for i in range(0, len(wanted), CHUNK):
+        rows = conn.execute(select(t.job_pk, t.test_ids, t.outcomes, t.skips)
+                            .where(t.job_pk.in_(wanted[i:i + CHUNK])))
+        for job_pk, ids, outcomes, skips in rows:
+            out[job_pk] = Vector.from_bytes(ids, outcomes, skips)
+    return out
+
+
+def aliases(conn: Connection) -> dict[int, int]:
+    """Test id -> parity id for the tests whose parity key differs from their key."""
+    rows = conn.execute(select(TestCase.id, TestCase.parity_id).where(text(ALIAS)))
+    return {int(i): int(p) for i, p in rows}
+
+
+def _write(conn: Connection, job_pk: int, vector: Vector) -> None:
+    ids, outcomes, skips = vector.to_bytes()
+    t = JobOutcome.__table__
+    conn.execute(delete(t).where(t.c.job_pk == job_pk))
+    conn.execute(t.insert().values(job_pk=job_pk, tests=len(vector), test_ids=ids,
+                                   outcomes=outcomes, skips=skips))
+
+
+def add(conn: Connection, job_pk: int, test_ids: list[int], outcomes: list[str],
+        skip_categories: list[str | None]) -> None:
+    """Merge one report's tests into its job's vector (in the caller's transaction)."""
+    out, skip = codes(outcomes, skip_categories)
+    new = reduce(test_ids, out, skip)
+    old = read(conn, [job_pk]).get(job_pk, EMPTY)
+    _write(conn, job_pk, merge(old, new))
+
+
+def _derive(conn: Connection, job_pks: list[int]) -> dict[int, Vector]:
+    """Vectors of these jobs from their raw rows."""
+    r = TestResult
+    rows = conn.execute(select(r.job_pk, r.test_pk, r.outcome, r.skip_category)
+                        .where(r.job_pk.in_(job_pks)).order_by(r.job_pk)).all()
+    if not rows:
+        return {}
+    jobs = np.fromiter((row[0] for row in rows), np.int64, len(rows))
+    out, skip = codes([row[2] for row in rows], [row[3] for row in rows])
+    ids = np.fromiter((row[1] for row in rows), np.int64, len(rows))
+    cuts = np.flatnonzero(np.diff(jobs)) + 1
+    return {int(jobs[a]): reduce(ids[a:b], out[a:b], skip[a:b])
+            for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(rows)])}
+
+
+def _fill(engine: Engine, job_pks: list[int], echo: Callable[[str], None]) -> int:
+    done = 0
+    for i in range(0, len(job_pks), DERIVE_CHUNK):
+        with engine.begin() as conn:
+            for job_pk, vector in _derive(conn, job_pks[i:i + DERIVE_CHUNK]).items():
+                _write(conn, job_pk, vector)
+                done += 1
+        if (i // DERIVE_CHUNK) % 50 == 49:
+            echo(f"state: {min(i + DERIVE_CHUNK, len(job_pks)):,}/{len(job_pks):,} jobs")
+    return done
+
+
+def _jobs_with_results(conn: Connection, without_vector: bool = False) -> list[int]:
+    """Jobs that have results (one key lookup per job, not a scan of the results)."""
+    stmt = select(CiJob.id).where(exists().where(TestResult.job_pk == CiJob.id))
+    if without_vector:
+        stmt = stmt.where(~exists().where(JobOutcome.job_pk == CiJob.id))
+    return list(conn.execute(stmt.order_by(CiJob.id)).scalars())
+
+
+def missing(conn: Connection) -> list[int]:
+    """Jobs that have results but no vector."""
+    return _jobs_with_results(conn, without_vector=True)
+
+
+def complete(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> int:
+    """Derive the vectors of the jobs that lack one; the number derived."""
+    with engine.connect() as conn:
+        todo = missing(conn)
+    return _fill(engine, todo, echo) if todo else 0
+
+
+def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> int:
+    """Derive every job's vector again from the raw rows; the number of jobs. Each chunk of
+    jobs is replaced in its own transaction, so an interrupted rebuild leaves every vector
+    either the old one or the new one, both derived from the same rows."""
+    with engine.connect() as conn:
+        jobs = _jobs_with_results(conn)
+    done = _fill(engine, jobs, echo)
+    with engine.begin() as conn:  # jobs whose results are gone keep no vector
+        t = JobOutcome.__table__
+        conn.execute(delete(t).where(~exists().where(TestResult.job_pk == t.c.job_pk)))
+    return done

@@ -1,0 +1,94 @@
+"""Per-job outcome vectors: each job's tests as three parallel arrays, the roll-up that lets
+the latest-run views compare two runs' tests with NumPy instead of reading every result.
+
+A vector holds the job's test ids (`test_case.id`, sorted, int64), each test's worst
+outcome in the job (a code: its index in `OUTCOMES`, the order of worst first) and the skip
+category of the row that outcome came from (its index in `SKIPS`). The writer merges every
+report of a job into its vector in the same transaction as the results; `rebuild` derives
+all vectors from the raw rows, and the two agree.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# worst first: a test that errored in one shard and passed in another errored
+OUTCOMES = ("error", "failed", "passed", "xpassed", "xfailed", "skipped")
+OTHER = len(OUTCOMES)  # an outcome outside the vocabulary ranks last
+SKIPS = (None, "vendor_amd", "vendor_nvidia", "hardware", "disabled", "dependency",
+         "platform", "other")
+_OUTCOME_CODE = {o: i for i, o in enumerate(OUTCOMES)}
+_SKIP_CODE = {s: i for i, s in enumerate(SKIPS)}
+
+
+@dataclass(frozen=True)
+class Vector:
+    """One job's tests: ids sorted and unique, with their outcome and skip codes."""
+
+    ids: np.ndarray  # int64
+    outcomes: np.ndarray  # uint8
+    skips: np.ndarray  # uint8
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def to_bytes(self) -> tuple[bytes, bytes, bytes]:
+        return (self.ids.astype("<i8").tobytes(), self.outcomes.tobytes(),
+                self.skips.tobytes())
+
+    @classmethod
+    def from_bytes(cls, ids: bytes, outcomes: bytes, skips: bytes) -> "Vector":
+        return cls(np.frombuffer(ids, dtype="<i8").astype(np.int64),
+                   np.frombuffer(outcomes, dtype=np.uint8), np.frombuffer(skips, dtype=np.uint8))
+
+
+EMPTY = Vector(np.empty(0, np.int64), np.empty(0, np.uint8), np.empty(0, np.uint8))
+
+
+def codes(outcomes, skip_categories) -> tuple[np.ndarray, np.ndarray]:
+    """Outcome names and skip categories (None where not skipped) as codes."""
+    out = np.fromiter((_OUTCOME_CODE.get(o, OTHER) for o in outcomes), np.uint8)
+    skip = np.fromiter((_SKIP_CODE.get(s, _SKIP_CODE["other"]) for s in skip_categories),
+                       np.uint8)
+    return out, skip
+
+
+def reduce(ids, outcomes, skips) -> Vector:
+    """One entry per id, the worst outcome (and that row's skip code) winning."""
+    ids = np.asarray(ids, dtype=np.int64)
+    outcomes = np.asarray(outcomes, dtype=np.uint8)
+    skips = np.asarray(skips, dtype=np.uint8)
+    if len(ids) == 0:
+        return EMPTY
+    order = np.lexsort((skips, outcomes, ids))  # by id, then worst outcome first
+    ids, outcomes, skips = ids[order], outcomes[order], skips[order]
+    first = np.ones(len(ids), dtype=bool)
+    first[1:] = ids[1:] != ids[:-1]
+    return Vector(ids[first], outcomes[first], skips[first])
+
+
+def merge(*vectors: Vector) -> Vector:
+    """The vector of several reports (or jobs) together."""
+    vectors = [v for v in vectors if len(v)]
+    if not vectors:
+        return EMPTY
+    if len(vectors) == 1:
+        return vectors[0]
+    return reduce(np.concatenate([v.ids for v in vectors]),
+                  np.concatenate([v.outcomes for v in vectors]),
+                  np.concatenate([v.skips for v in vectors]))
+
+
+def remap(vector: Vector, aliases: dict[int, int]) -> Vector:
+    """The vector keyed by parity id: a test id that names a vendor spelling maps to its
+    parity id (`aliases`, the few tests whose parity key differs from their key); the others
+    are their own parity id."""
+    if not aliases or not len(vector):
+        return vector
+    ids = vector.ids.copy()
+    hit = np.isin(ids, np.fromiter(aliases, np.int64, len(aliases)))
+    if not hit.any():
+        return vector
+    ids[hit] = [aliases[int(i)] for i in ids[hit]]
+    return reduce(ids, vector.outcomes, vector.skips)

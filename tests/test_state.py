@@ -1,0 +1,120 @@
+"""The state ingest keeps beside the raw results (per-job outcome vectors) is exactly what a
+rebuild derives from the raw rows: after a demo history, after reports that repeat a test in
+one job, after an upgrade of a store that had results before the state existed, and after a
+rolled-back write, on both backends."""
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+import pytest
+from sqlalchemy import select, text
+
+from parity.collectors import demo
+from parity.collectors.formats import records
+from parity.collectors.formats.records import ParseResult
+from parity.collectors.writer import ArtifactInfo, Provenance, Writer
+from parity.db import state, store, vectors
+from parity.db.hardware import vocabulary
+from parity.db.migrate import upgrade
+from parity.db.models import JobOutcome
+
+
+def snapshot(engine) -> dict:
+    t = JobOutcome
+    with engine.connect() as conn:
+        return {row[0]: tuple(row[1:]) for row in conn.execute(
+            select(t.job_pk, t.tests, t.test_ids, t.outcomes, t.skips).order_by(t.job_pk))}
+
+
+def report(tests: dict[str, str], reasons=None) -> ParseResult:
+    reasons = reasons or {}
+    return ParseResult(format="junit", tests=[
+        records.TestRecord(classname="tests.kernels.test_attn", name=name, params=None, outcome=out,
+                   skip_reason=reasons.get(name)) for name, out in tests.items()])
+
+
+def write(engine, result: ParseResult, sha: str, job: str = "j1") -> None:
+    prov = Provenance(run_id="r1", job_id=job, framework="vllm", runner_labels=["mi300_1"])
+    art = ArtifactInfo(path=f"{sha}.xml", sha256=sha, size_bytes=0, format="junit",
+                       parser_version="t")
+    with store.bulk_transaction(engine) as conn:
+        Writer(vocabulary()).write(conn, result, prov, art)
+
+
+def test_demo_history_state_equals_a_rebuild(engine):
+    demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
+    kept = snapshot(engine)
+    with engine.connect() as conn:
+        jobs_with_tests = conn.execute(text(
+            "SELECT COUNT(DISTINCT job_pk) FROM test_result")).scalar()
+        results = conn.execute(text("SELECT COUNT(*) FROM test_result")).scalar()
+    assert len(kept) == jobs_with_tests and sum(v[0] for v in kept.values()) == results
+    assert state.rebuild(engine) == jobs_with_tests
+    assert snapshot(engine) == kept
+
+
+def test_repeated_tests_and_shards_reduce_to_the_worst_outcome(engine):
+    upgrade(engine)
+    write(engine, report({"a": "passed", "b": "skipped", "c": "passed", "e": "skipped"},
+                         {"b": "requires 8 GPUs", "e": "not supported on ROCm"}), "s1")
+    write(engine, report({"a": "failed", "b": "passed", "d": "error"}), "s2")  # a second shard
+    kept = snapshot(engine)
+    (vector_bytes,) = [v[1:] for v in kept.values()]
+    v = vectors.Vector.from_bytes(*vector_bytes)
+    with engine.connect() as conn:
+        ids = dict(conn.execute(text("SELECT name, id FROM test_case")).all())
+    got = {name: vectors.OUTCOMES[v.outcomes[np.searchsorted(v.ids, i)]] for name, i in ids.items()}
+    # worst first: error, failed, passed, xpassed, xfailed, skipped (a skip in one shard and
+    # a pass in another is a pass)
+    assert got == {"a": "failed", "b": "passed", "c": "passed", "d": "error", "e": "skipped"}
+    skip = {n: vectors.SKIPS[v.skips[np.searchsorted(v.ids, i)]] for n, i in ids.items()}
+    assert skip == {"a": None, "b": None, "c": None, "d": None, "e": "vendor_amd"}
+    state.rebuild(engine)
+    assert snapshot(engine) == kept
+
+
+def test_a_rolled_back_write_leaves_neither_results_nor_state(engine):
+    upgrade(engine)
+    prov = Provenance(run_id="r1", job_id="j1", framework="vllm")
+    art = ArtifactInfo(path="x.xml", sha256="x", size_bytes=0, format="junit", parser_version="t")
+    with pytest.raises(RuntimeError):
+        with store.bulk_transaction(engine) as conn:
+            Writer(vocabulary()).write(conn, report({"a": "passed"}), prov, art)
+            raise RuntimeError("killed mid-ingest")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM test_result")).scalar() == 0
+    assert snapshot(engine) == {}
+
+
+def test_an_upgraded_store_gets_its_state_from_the_raw_rows(engine):
+    demo.build(engine, days=2, end=date(2026, 11, 27), sizes=demo.plan(2, results=5_000))
+    kept = snapshot(engine)
+    from alembic import command
+
+    from parity.db.migrate import alembic_config
+
+    command.downgrade(alembic_config(engine), "0006")  # a store from before the state
+    upgrade(engine)
+    assert snapshot(engine) == kept
+
+
+def test_rebuild_state_command(tmp_path, capsys):
+    from parity.cli import main
+
+    db = str(tmp_path / "s.db")
+    assert main(["--db", db, "demo", "--days", "2", "--results", "4000"]) == 0
+    assert main(["--db", db, "db", "rebuild-state"]) == 0
+    assert "rebuilt the outcome vectors of" in capsys.readouterr().out
+
+
+def test_views_on_an_older_store_say_to_upgrade(sqlite_engine):
+    from alembic import command
+
+    from parity.dashboard import frames
+    from parity.db.migrate import alembic_config
+
+    demo.build(sqlite_engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=2_000))
+    command.downgrade(alembic_config(sqlite_engine), "0006")
+    with pytest.raises(RuntimeError, match="older schema: run `parity db upgrade`"):
+        frames.pass_rate_parity(sqlite_engine)
