@@ -182,15 +182,13 @@ def test_history(store: Store = None, *, parity_key: str, framework=None, hardwa
                  suite=None, since=None, until=None, week=None) -> pd.DataFrame:
     """One test (by parity key) on every hardware, run by run, newest first: its outcome,
     reruns, message, commit and the link to the CI job. Without a window, the last
-    `HISTORY_DAYS` days up to the newest run."""
-    when = period(since, until, week)
+    `HISTORY_DAYS` days up to the newest run in the store."""
+    when = _recent(store, since, until, week, HISTORY_DAYS)
     jobs = _in(_jobs(store, framework, suite, when), when)
     if hardware:
         jobs = jobs[jobs["hardware"].isin(_names(hardware))]
     if jobs.empty:
         return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
-    if when.start is None:  # the last HISTORY_DAYS of data
-        jobs = jobs[jobs["run_at"] >= jobs["run_at"].max() - timedelta(days=HISTORY_DAYS)]
     res = tables.results(tables.open_store(store), jobs["job_pk"], [test_id(parity_key)])
     if res.empty:
         return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
@@ -375,7 +373,12 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
         parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
     if "test" in kinds:
         jobs = _jobs(store, framework, suite, _with_history(when, TEST_LOOKBACK_DAYS))
-        failing = _in(jobs[(jobs["failed"] + jobs["error"]) > 0], when)
+        # a new failure's streak reaches its lane's latest run: only tests failing there
+        # are candidates (the others have no streak)
+        latest = _in(jobs, when).groupby(outcomes.LANE)["run_at"].transform("max")
+        last = _in(jobs, when)
+        last = last[last["run_at"] == latest]
+        failing = last[(last["failed"] + last["error"]) > 0]
         if not failing.empty:
             res = tables.results(engine, failing["job_pk"], notable=True)
             res = res[res["outcome"].isin(outcomes.FAILED)].merge(

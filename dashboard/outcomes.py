@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from typing import Callable
 
-import numpy as np
 import pandas as pd
 
 from parity.dashboard.intervals import wilson

@@ -40,7 +40,6 @@ def cmd_report_weekly(args) -> int:
     return 0
 
 
-
 def cmd_summary(args) -> int:
     import pandas as pd
 
