@@ -118,3 +118,44 @@ def test_views_on_an_older_store_say_to_upgrade(sqlite_engine):
     command.downgrade(alembic_config(sqlite_engine), "0006")
     with pytest.raises(RuntimeError, match="older schema: run `parity db upgrade`"):
         frames.pass_rate_parity(sqlite_engine)
+
+
+def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tmp_path):
+    """SIGKILL a `parity demo` mid-build: the store holds whole nights only, its state equals
+    a rebuild from the raw rows, and building again completes the same history."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from parity.db.engine import make_engine
+
+    db = tmp_path / "killed.db"
+    cmd = [sys.executable, "-m", "parity", "--db", str(db), "demo", "--days", "40",
+           "--end", "2026-11-27", "--results", "400000"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (db.exists() and db.stat().st_size > 2_000_000):
+        time.sleep(0.1)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    engine = make_engine(db)
+    with engine.connect() as conn:
+        nights = conn.execute(text("SELECT COUNT(DISTINCT run_id) FROM ci_run")).scalar()
+        per_run = conn.execute(text(
+            "SELECT COUNT(*) FROM ci_job GROUP BY run_pk")).scalars().all()
+    assert 0 < nights < 3 * 40, "the build was not interrupted mid-way"
+    assert len(set(per_run)) <= 3  # one size per framework's nightly run: no half run
+    kept = snapshot(engine)
+    state.rebuild(engine)
+    assert snapshot(engine) == kept
+    engine.dispose()
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    engine = make_engine(db)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(DISTINCT run_id) FROM ci_run")).scalar() == 3 * 40
+    kept = snapshot(engine)
+    state.rebuild(engine)
+    assert snapshot(engine) == kept
+    engine.dispose()
