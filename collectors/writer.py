@@ -305,7 +305,8 @@ class Writer:
         order = sorted(range(len(ids)), key=ids.__getitem__)
         store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, order))
         store.add_test_results(conn, [rows[i] for i in order])
-        state.add(conn, job_pk, ids, outcomes, categories)  # the job's vector, in step
+        state.add(conn, job_pk, ids, outcomes, categories,  # the job's vector, in step
+                  [t.rerun_count for t in tests])
         counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
                                                            categories)
         for s in result.sessions:

@@ -156,21 +156,61 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
     return out
 
 
-def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
+def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
+             messages: bool = True) -> pd.DataFrame:
     """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
-    followed only in the lane it was found in: a suite's test is looked up in that suite's
-    jobs, not in every job of the window."""
+    followed only in the lane it was found in. Outcomes and reruns come from the per-job
+    outcome vectors; the raw results are read only for the message of each test's last
+    failure (`messages`)."""
     engine = tables.open_store(store)
-    parts = [pd.DataFrame(columns=tables.RESULT_COLUMNS)]
     lanes = jobs.groupby(outcomes.LANE)["job_pk"]
+    wanted_by_job: dict[int, np.ndarray] = {}
     for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
         if key in lanes.groups:
-            parts.append(tables.results(engine, lanes.get_group(key), tests.unique()))
-    res = pd.concat([p for p in parts if not p.empty] or parts[:1], ignore_index=True)
+            ids = np.unique(tests.to_numpy(dtype=np.int64))
+            for job in lanes.get_group(key):
+                wanted_by_job[int(job)] = ids
+    found = tables.vectors(engine, {job: [job] for job in wanted_by_job})
+    parts = []
+    for job, ids in wanted_by_job.items():
+        v = found[job]
+        pos = np.minimum(np.searchsorted(v.ids, ids), max(len(v.ids) - 1, 0))
+        hit = (v.ids[pos] == ids) if len(v.ids) else np.zeros(len(ids), bool)
+        parts.append(pd.DataFrame({"job_pk": job, "parity_id": ids[hit],
+                                   "code": v.outcomes[pos[hit]],
+                                   "rerun_count": v.reruns[pos[hit]].astype(int)}))
+    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        columns=["job_pk", "parity_id", "code", "rerun_count"])
+    names = np.array(list(vec.OUTCOMES) + ["other"], dtype=object)
+    rows["outcome"] = names[np.minimum(rows["code"].to_numpy(dtype=int), len(vec.OUTCOMES))]
+    rows = rows.drop(columns="code").merge(
+        tables.parity_keys(engine, rows["parity_id"].unique()), on="parity_id")
+    rows["message"] = _last_failure_messages(engine, rows, jobs) if messages else None
+    rows["skip_category"] = None
     meta = jobs[["job_pk", "framework", "vendor", "hardware", "commit", "run_at", "run_pk"]]
-    merged = res.merge(meta, on="job_pk")
+    merged = rows.merge(meta, on="job_pk")
     return outcomes.reduce_tests(merged, ["framework", "vendor", "hardware", "run_pk", "commit",
                                           "run_at"])
+
+
+def _last_failure_messages(engine, rows: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
+    """The message of each test's latest failing row in its lane (None elsewhere): what a
+    history view shows as the last message, read from the raw results of those jobs only."""
+    out = pd.Series(None, index=rows.index, dtype=object)
+    failed = rows[rows["outcome"].isin(outcomes.FAILED)]
+    if failed.empty:
+        return out
+    when = failed["job_pk"].map(dict(zip(jobs["job_pk"], jobs["run_at"])))
+    lane = failed["job_pk"].map(dict(zip(jobs["job_pk"], zip(*[jobs[c] for c in outcomes.LANE]))))
+    last = failed.assign(_when=when, _lane=lane).sort_values("_when", kind="stable") \
+        .groupby(["_lane", "parity_id"], sort=False).tail(1)
+    for job, tests in last.groupby("job_pk")["parity_id"]:
+        res = tables.results(engine, [job], tests.unique(), notable=True)
+        res = outcomes.reduce_tests(res, ["job_pk"])
+        message = dict(zip(res["parity_id"], res["message"]))
+        at = last.index[last["job_pk"] == job]
+        out.loc[at] = [message.get(p) for p in last.loc[at, "parity_id"]]
+    return out
 
 
 TEST_HISTORY_COLUMNS = ["run_at", "framework", "vendor", "hardware", "suite", "outcome",
@@ -419,7 +459,8 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
     res = tables.results(tables.open_store(store), suspect["job_pk"], notable=True)
-    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"))
+    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"),
+                    messages=False)
     out = outcomes.flakiness(hist)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out

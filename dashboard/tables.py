@@ -171,6 +171,18 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
     return sorted(out)
 
 
+def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
+    """parity_id -> parity_key for these tests."""
+    wanted = sorted({int(p) for p in parity_ids})
+    frames = [pd.DataFrame(columns=["parity_id", "parity_key"])]
+    for i in range(0, len(wanted), CHUNK):
+        frames.append(_read_plain(engine, select(TestCase.parity_id, TestCase.parity_key)
+                                  .where(TestCase.parity_id.in_(wanted[i:i + CHUNK]))
+                                  .distinct()))
+    out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
+    return out.drop_duplicates("parity_id")
+
+
 def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None,
             *, notable: bool = False) -> pd.DataFrame:
     """Raw test rows of the given jobs with their identity: all of them, only those of some

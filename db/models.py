@@ -199,8 +199,8 @@ class TestResult(Base):
 
 
 class JobOutcome(Base):
-    """Each job's tests as one row of three parallel arrays (`db.vectors`): the test ids,
-    each one's worst outcome and its skip category. Written with the job's results, in the
+    """Each job's tests as one row of parallel arrays (`db.vectors`): the test ids, each
+    one's worst outcome, its skip category and whether it was rerun. Written with the job's results, in the
     same transaction, so it is never out of step with them; `parity db rebuild-state`
     derives it again from the raw rows. The latest-run views read these few rows instead of
     every result of the runs they compare."""
@@ -213,6 +213,7 @@ class JobOutcome(Base):
     test_ids: Mapped[bytes] = mapped_column(LargeBinary)  # int64 little-endian, sorted
     outcomes: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.OUTCOMES
     skips: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.SKIPS
+    reruns: Mapped[bytes] = mapped_column(LargeBinary)  # uint8, 1 where a row was rerun
 
 
 class TestSummary(Base):

@@ -27,10 +27,10 @@ def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
     out: dict[int, Vector] = {}
     t = JobOutcome
     for i in range(0, len(wanted), CHUNK):
-        rows = conn.execute(select(t.job_pk, t.test_ids, t.outcomes, t.skips)
+        rows = conn.execute(select(t.job_pk, t.test_ids, t.outcomes, t.skips, t.reruns)
                             .where(t.job_pk.in_(wanted[i:i + CHUNK])))
-        for job_pk, ids, outcomes, skips in rows:
-            out[job_pk] = Vector.from_bytes(ids, outcomes, skips)
+        for job_pk, *arrays in rows:
+            out[job_pk] = Vector.from_bytes(*arrays)
     return out
 
 
@@ -41,18 +41,17 @@ def aliases(conn: Connection) -> dict[int, int]:
 
 
 def _write(conn: Connection, job_pk: int, vector: Vector) -> None:
-    ids, outcomes, skips = vector.to_bytes()
+    ids, outcomes, skips, reruns = vector.to_bytes()
     t = JobOutcome.__table__
     conn.execute(delete(t).where(t.c.job_pk == job_pk))
     conn.execute(t.insert().values(job_pk=job_pk, tests=len(vector), test_ids=ids,
-                                   outcomes=outcomes, skips=skips))
+                                   outcomes=outcomes, skips=skips, reruns=reruns))
 
 
 def add(conn: Connection, job_pk: int, test_ids: list[int], outcomes: list[str],
-        skip_categories: list[str | None]) -> None:
+        skip_categories: list[str | None], rerun_counts: list[int]) -> None:
     """Merge one report's tests into its job's vector (in the caller's transaction)."""
-    out, skip = codes(outcomes, skip_categories)
-    new = reduce(test_ids, out, skip)
+    new = reduce(test_ids, *codes(outcomes, skip_categories, rerun_counts))
     old = read(conn, [job_pk]).get(job_pk, EMPTY)
     _write(conn, job_pk, merge(old, new))
 
@@ -60,15 +59,16 @@ def add(conn: Connection, job_pk: int, test_ids: list[int], outcomes: list[str],
 def _derive(conn: Connection, job_pks: list[int]) -> dict[int, Vector]:
     """Vectors of these jobs from their raw rows."""
     r = TestResult
-    rows = conn.execute(select(r.job_pk, r.test_pk, r.outcome, r.skip_category)
+    rows = conn.execute(select(r.job_pk, r.test_pk, r.outcome, r.skip_category, r.rerun_count)
                         .where(r.job_pk.in_(job_pks)).order_by(r.job_pk)).all()
     if not rows:
         return {}
     jobs = np.fromiter((row[0] for row in rows), np.int64, len(rows))
-    out, skip = codes([row[2] for row in rows], [row[3] for row in rows])
+    out, skip, rerun = codes([row[2] for row in rows], [row[3] for row in rows],
+                             [row[4] for row in rows])
     ids = np.fromiter((row[1] for row in rows), np.int64, len(rows))
     cuts = np.flatnonzero(np.diff(jobs)) + 1
-    return {int(jobs[a]): reduce(ids[a:b], out[a:b], skip[a:b])
+    return {int(jobs[a]): reduce(ids[a:b], out[a:b], skip[a:b], rerun[a:b])
             for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(rows)])}
 
 

@@ -2,8 +2,9 @@
 the latest-run views compare two runs' tests with NumPy instead of reading every result.
 
 A vector holds the job's test ids (`test_case.id`, sorted, int64), each test's worst
-outcome in the job (a code: its index in `OUTCOMES`, the order of worst first) and the skip
-category of the row that outcome came from (its index in `SKIPS`). The writer merges every
+outcome in the job (a code: its index in `OUTCOMES`, the order of worst first), the skip
+category of the row that outcome came from (its index in `SKIPS`), and whether any of its
+rows was rerun (1 or 0). The writer merges every
 report of a job into its vector in the same transaction as the results; `rebuild` derives
 all vectors from the raw rows, and the two agree.
 """
@@ -29,43 +30,51 @@ class Vector:
     ids: np.ndarray  # int64
     outcomes: np.ndarray  # uint8
     skips: np.ndarray  # uint8
+    reruns: np.ndarray  # uint8, 1 where a row of the test was rerun
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def to_bytes(self) -> tuple[bytes, bytes, bytes]:
+    def to_bytes(self) -> tuple[bytes, bytes, bytes, bytes]:
         return (self.ids.astype("<i8").tobytes(), self.outcomes.tobytes(),
-                self.skips.tobytes())
+                self.skips.tobytes(), self.reruns.tobytes())
 
     @classmethod
-    def from_bytes(cls, ids: bytes, outcomes: bytes, skips: bytes) -> "Vector":
+    def from_bytes(cls, ids: bytes, outcomes: bytes, skips: bytes, reruns: bytes) -> "Vector":
         return cls(np.frombuffer(ids, dtype="<i8").astype(np.int64),
-                   np.frombuffer(outcomes, dtype=np.uint8), np.frombuffer(skips, dtype=np.uint8))
+                   np.frombuffer(outcomes, dtype=np.uint8), np.frombuffer(skips, dtype=np.uint8),
+                   np.frombuffer(reruns, dtype=np.uint8))
 
 
-EMPTY = Vector(np.empty(0, np.int64), np.empty(0, np.uint8), np.empty(0, np.uint8))
+EMPTY = Vector(np.empty(0, np.int64), np.empty(0, np.uint8), np.empty(0, np.uint8),
+               np.empty(0, np.uint8))
 
 
-def codes(outcomes, skip_categories) -> tuple[np.ndarray, np.ndarray]:
-    """Outcome names and skip categories (None where not skipped) as codes."""
+def codes(outcomes, skip_categories, rerun_counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Outcome names, skip categories (None where not skipped) and rerun counts as codes."""
     out = np.fromiter((_OUTCOME_CODE.get(o, OTHER) for o in outcomes), np.uint8)
     skip = np.fromiter((_SKIP_CODE.get(s, _SKIP_CODE["other"]) for s in skip_categories),
                        np.uint8)
-    return out, skip
+    rerun = np.fromiter(((r or 0) > 0 for r in rerun_counts), np.uint8)
+    return out, skip, rerun
 
 
-def reduce(ids, outcomes, skips) -> Vector:
-    """One entry per id, the worst outcome (and that row's skip code) winning."""
+def reduce(ids, outcomes, skips, reruns) -> Vector:
+    """One entry per id: the worst outcome (and that row's skip code) wins, and the test
+    counts as rerun when any of its rows was."""
     ids = np.asarray(ids, dtype=np.int64)
     outcomes = np.asarray(outcomes, dtype=np.uint8)
     skips = np.asarray(skips, dtype=np.uint8)
+    reruns = np.asarray(reruns, dtype=np.uint8)
     if len(ids) == 0:
         return EMPTY
     order = np.lexsort((skips, outcomes, ids))  # by id, then worst outcome first
-    ids, outcomes, skips = ids[order], outcomes[order], skips[order]
+    ids, outcomes, skips, reruns = ids[order], outcomes[order], skips[order], reruns[order]
     first = np.ones(len(ids), dtype=bool)
     first[1:] = ids[1:] != ids[:-1]
-    return Vector(ids[first], outcomes[first], skips[first])
+    starts = np.flatnonzero(first)
+    return Vector(ids[first], outcomes[first], skips[first],
+                  np.maximum.reduceat(reruns, starts).astype(np.uint8))
 
 
 def merge(*vectors: Vector) -> Vector:
@@ -75,9 +84,8 @@ def merge(*vectors: Vector) -> Vector:
         return EMPTY
     if len(vectors) == 1:
         return vectors[0]
-    return reduce(np.concatenate([v.ids for v in vectors]),
-                  np.concatenate([v.outcomes for v in vectors]),
-                  np.concatenate([v.skips for v in vectors]))
+    return reduce(*(np.concatenate([getattr(v, f) for v in vectors])
+                    for f in ("ids", "outcomes", "skips", "reruns")))
 
 
 def remap(vector: Vector, aliases: dict[int, int]) -> Vector:
@@ -91,4 +99,4 @@ def remap(vector: Vector, aliases: dict[int, int]) -> Vector:
     if not hit.any():
         return vector
     ids[hit] = [aliases[int(i)] for i in ids[hit]]
-    return reduce(ids, vector.outcomes, vector.skips)
+    return reduce(ids, vector.outcomes, vector.skips, vector.reruns)

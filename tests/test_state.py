@@ -24,14 +24,16 @@ def snapshot(engine) -> dict:
     t = JobOutcome
     with engine.connect() as conn:
         return {row[0]: tuple(row[1:]) for row in conn.execute(
-            select(t.job_pk, t.tests, t.test_ids, t.outcomes, t.skips).order_by(t.job_pk))}
+            select(t.job_pk, t.tests, t.test_ids, t.outcomes, t.skips, t.reruns)
+            .order_by(t.job_pk))}
 
 
-def report(tests: dict[str, str], reasons=None) -> ParseResult:
-    reasons = reasons or {}
+def report(tests: dict[str, str], reasons=None, reruns=None) -> ParseResult:
+    reasons, reruns = reasons or {}, reruns or {}
     return ParseResult(format="junit", tests=[
-        records.TestRecord(classname="tests.kernels.test_attn", name=name, params=None, outcome=out,
-                   skip_reason=reasons.get(name)) for name, out in tests.items()])
+        records.TestRecord(classname="tests.kernels.test_attn", name=name, params=None,
+                           outcome=out, skip_reason=reasons.get(name),
+                           rerun_count=reruns.get(name, 0)) for name, out in tests.items()])
 
 
 def write(engine, result: ParseResult, sha: str, job: str = "j1") -> None:
@@ -58,7 +60,8 @@ def test_repeated_tests_and_shards_reduce_to_the_worst_outcome(engine):
     upgrade(engine)
     write(engine, report({"a": "passed", "b": "skipped", "c": "passed", "e": "skipped"},
                          {"b": "requires 8 GPUs", "e": "not supported on ROCm"}), "s1")
-    write(engine, report({"a": "failed", "b": "passed", "d": "error"}), "s2")  # a second shard
+    write(engine, report({"a": "failed", "b": "passed", "d": "error"}, reruns={"b": 2}),
+          "s2")  # a second shard
     kept = snapshot(engine)
     (vector_bytes,) = [v[1:] for v in kept.values()]
     v = vectors.Vector.from_bytes(*vector_bytes)
@@ -70,6 +73,8 @@ def test_repeated_tests_and_shards_reduce_to_the_worst_outcome(engine):
     assert got == {"a": "failed", "b": "passed", "c": "passed", "d": "error", "e": "skipped"}
     skip = {n: vectors.SKIPS[v.skips[np.searchsorted(v.ids, i)]] for n, i in ids.items()}
     assert skip == {"a": None, "b": None, "c": None, "d": None, "e": "vendor_amd"}
+    rerun = {n: int(v.reruns[np.searchsorted(v.ids, i)]) for n, i in ids.items()}
+    assert rerun == {"a": 0, "b": 1, "c": 0, "d": 0, "e": 0}
     state.rebuild(engine)
     assert snapshot(engine) == kept
 

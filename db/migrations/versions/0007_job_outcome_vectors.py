@@ -1,6 +1,6 @@
 """per-job outcome vectors (job_outcome) and the index of vendor-named tests
 
-`job_outcome` holds each job's tests as three arrays (ids, worst outcome, skip category),
+`job_outcome` holds each job's tests as arrays (ids, worst outcome, skip category, rerun),
 written with the results; the latest-run views compare runs from it. Existing jobs get
 their vectors from their raw rows right after the upgrade (`db.migrate.upgrade` calls
 `db.state.complete`), not here: a revision creates the shape, the code that fills it may
@@ -29,6 +29,7 @@ def upgrade() -> None:
     sa.Column('test_ids', sa.LargeBinary(), nullable=False),
     sa.Column('outcomes', sa.LargeBinary(), nullable=False),
     sa.Column('skips', sa.LargeBinary(), nullable=False),
+    sa.Column('reruns', sa.LargeBinary(), nullable=False),
     sa.ForeignKeyConstraint(['job_pk'], ['ci_job.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('job_pk')
     )
