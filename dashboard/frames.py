@@ -164,19 +164,29 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     failure (`messages`)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE)["job_pk"]
-    wanted_by_job: dict[int, np.ndarray] = {}
+    alias = tables.aliases(engine)  # test id -> parity id, for vendor-named tests
+    by_parity: dict[int, list[int]] = {}
+    for test, parity in alias.items():
+        by_parity.setdefault(parity, []).append(test)
+    lookups: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (test ids, parity ids)
     for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
-        if key in lanes.groups:
-            ids = np.unique(tests.to_numpy(dtype=np.int64))
-            for job in lanes.get_group(key):
-                wanted_by_job[int(job)] = ids
-    found = tables.vectors(engine, {job: [job] for job in wanted_by_job})
+        if key not in lanes.groups:
+            continue
+        pairs = sorted({(int(t), int(p)) for p in tests.unique()
+                        for t in [p] + by_parity.get(int(p), [])})
+        ids = np.array([t for t, _ in pairs], np.int64)
+        parity = np.array([p for _, p in pairs], np.int64)
+        for job in lanes.get_group(key):
+            lookups[int(job)] = (ids, parity)
+    found = tables.job_vectors(engine, lookups)
     parts = []
-    for job, ids in wanted_by_job.items():
-        v = found[job]
-        pos = np.minimum(np.searchsorted(v.ids, ids), max(len(v.ids) - 1, 0))
-        hit = (v.ids[pos] == ids) if len(v.ids) else np.zeros(len(ids), bool)
-        parts.append(pd.DataFrame({"job_pk": job, "parity_id": ids[hit],
+    for job, (ids, parity) in lookups.items():
+        v = found.get(job, vec.EMPTY)
+        if not len(v):
+            continue
+        pos = np.minimum(np.searchsorted(v.ids, ids), len(v.ids) - 1)
+        hit = v.ids[pos] == ids
+        parts.append(pd.DataFrame({"job_pk": job, "parity_id": parity[hit],
                                    "code": v.outcomes[pos[hit]],
                                    "rerun_count": v.reruns[pos[hit]].astype(int)}))
     rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
@@ -189,8 +199,11 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     rows["skip_category"] = None
     meta = jobs[["job_pk", "framework", "vendor", "hardware", "commit", "run_at", "run_pk"]]
     merged = rows.merge(meta, on="job_pk")
-    return outcomes.reduce_tests(merged, ["framework", "vendor", "hardware", "run_pk", "commit",
-                                          "run_at"])
+    by = ["framework", "vendor", "hardware", "run_pk", "commit", "run_at"]
+    if not merged.duplicated(["run_pk", "hardware", "parity_id"]).any():  # one row per run
+        return merged.rename(columns={"rerun_count": "reruns"})[
+            by + ["parity_id", "parity_key", "outcome", "reruns", "message", "skip_category"]]
+    return outcomes.reduce_tests(merged, by)
 
 
 def _last_failure_messages(engine, rows: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
@@ -204,12 +217,11 @@ def _last_failure_messages(engine, rows: pd.DataFrame, jobs: pd.DataFrame) -> pd
     lane = failed["job_pk"].map(dict(zip(jobs["job_pk"], zip(*[jobs[c] for c in outcomes.LANE]))))
     last = failed.assign(_when=when, _lane=lane).sort_values("_when", kind="stable") \
         .groupby(["_lane", "parity_id"], sort=False).tail(1)
-    for job, tests in last.groupby("job_pk")["parity_id"]:
-        res = tables.results(engine, [job], tests.unique(), notable=True)
-        res = outcomes.reduce_tests(res, ["job_pk"])
-        message = dict(zip(res["parity_id"], res["message"]))
-        at = last.index[last["job_pk"] == job]
-        out.loc[at] = [message.get(p) for p in last.loc[at, "parity_id"]]
+    read = [tables.results(engine, [job], tests.unique(), notable=True)
+            for job, tests in last.groupby("job_pk")["parity_id"]]
+    res = outcomes.reduce_tests(pd.concat(read, ignore_index=True), ["job_pk"])
+    message = dict(zip(zip(res["job_pk"], res["parity_id"]), res["message"]))
+    out.loc[last.index] = [message.get(k) for k in zip(last["job_pk"], last["parity_id"])]
     return out
 
 

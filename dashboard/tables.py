@@ -211,18 +211,36 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
 
 
-def vectors(engine: Engine, groups: dict) -> dict:
-    """Per group (any key -> job pks): the tests of its jobs together, keyed by parity id,
-    each with its worst outcome and skip codes (`db.vectors`), from the per-job vectors
-    ingest keeps; a job without tests adds nothing."""
-    if not groups or not has_data(engine):
-        return {key: vec.EMPTY for key in groups}
+def _has_vectors(engine: Engine) -> bool:
     if not inspect(engine).has_table(JobOutcome.__tablename__):
         raise RuntimeError(f"the store {engine.url.render_as_string()} is at an older schema: "
                            "run `parity db upgrade` on it")
+    return True
+
+
+def aliases(engine: Engine) -> dict[int, int]:
+    """Test id -> parity id for the tests named with a vendor word."""
+    if not has_data(engine):
+        return {}
     with engine.connect() as conn:
-        by_job = state.read(conn, {j for jobs in groups.values() for j in jobs})
-        alias = state.aliases(conn)
+        return state.aliases(conn)
+
+
+def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
+    """Each job's outcome vector as stored, keyed by test id (`db.vectors`)."""
+    job_pks = list(job_pks)
+    if not job_pks or not has_data(engine) or not _has_vectors(engine):
+        return {}
+    with engine.connect() as conn:
+        return state.read(conn, job_pks)
+
+
+def vectors(engine: Engine, groups: dict) -> dict:
+    """Per group (any key -> job pks): the tests of its jobs together, keyed by parity id,
+    each with its worst outcome, skip and rerun codes (`db.vectors`), from the per-job
+    vectors ingest keeps; a job without tests adds nothing."""
+    by_job = job_vectors(engine, {j for jobs in groups.values() for j in jobs})
+    alias = vec.Aliases(aliases(engine)) if by_job else None
     return {key: vec.remap(vec.merge(*(by_job[j] for j in jobs if j in by_job)), alias)
             for key, jobs in groups.items()}
 

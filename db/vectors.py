@@ -88,15 +88,25 @@ def merge(*vectors: Vector) -> Vector:
                     for f in ("ids", "outcomes", "skips", "reruns")))
 
 
-def remap(vector: Vector, aliases: dict[int, int]) -> Vector:
+class Aliases:
+    """Test id -> parity id for the few tests whose parity key differs from their key, as
+    sorted arrays for vectorised lookups."""
+
+    def __init__(self, mapping: dict[int, int]):
+        items = sorted(mapping.items())
+        self.keys = np.array([k for k, _ in items], np.int64)
+        self.values = np.array([v for _, v in items], np.int64)
+
+
+def remap(vector: Vector, aliases: Aliases | None) -> Vector:
     """The vector keyed by parity id: a test id that names a vendor spelling maps to its
-    parity id (`aliases`, the few tests whose parity key differs from their key); the others
-    are their own parity id."""
-    if not aliases or not len(vector):
+    parity id; the others are their own parity id."""
+    if aliases is None or not len(aliases.keys) or not len(vector):
         return vector
-    ids = vector.ids.copy()
-    hit = np.isin(ids, np.fromiter(aliases, np.int64, len(aliases)))
+    pos = np.minimum(np.searchsorted(aliases.keys, vector.ids), len(aliases.keys) - 1)
+    hit = aliases.keys[pos] == vector.ids
     if not hit.any():
         return vector
-    ids[hit] = [aliases[int(i)] for i in ids[hit]]
+    ids = vector.ids.copy()
+    ids[hit] = aliases.values[pos[hit]]
     return reduce(ids, vector.outcomes, vector.skips, vector.reruns)

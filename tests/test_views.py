@@ -292,9 +292,11 @@ def test_sql_counts_equal_the_raw_results_count(build):
     outcome wins) and one-sided tests included, on both backends."""
     from parity.dashboard import outcomes, tables
 
-    build.tests("h100", dict(a="passed", b="passed", c="passed", d="passed", f="skipped"))
+    build.tests("h100", dict(a="passed", b="passed", c="passed", d="passed", f="skipped",
+                             test_g_cuda="passed"))
     build.tests("h100", dict(a="failed"))  # a second report of the same job
-    build.tests("mi300x", dict(a="passed", b="failed", c="skipped", e="passed", f="error"),
+    build.tests("mi300x", dict(a="passed", b="failed", c="skipped", e="passed", f="error",
+                               test_g_rocm="failed"),  # one test under two vendor spellings
                 reasons={"c": "not supported on ROCm"})
     aligned = frames._aligned(build.engine, None, None, None, None, None, None, None, True, 72)
     owners = [(j, i, side) for i, p in enumerate(aligned.itertuples())
@@ -306,4 +308,26 @@ def test_sql_counts_equal_the_raw_results_count(build):
     assert in_sql.reset_index(drop=True).astype(object).where(in_sql.notna().values, None) \
         .to_dict("records") == counted.reset_index(drop=True).astype(object) \
         .where(counted.notna().values, None).to_dict("records")
-    assert int(in_sql["n"].sum()) == 6  # a b c d e f
+    assert int(in_sql["n"].sum()) == 7  # a b c d e f g
+    failing = in_sql[(in_sql["amd"] == "failed") & (in_sql["ref"] == "passed")]
+    assert int(failing["n"].sum()) == 2  # b, and g under its two spellings
+
+
+def test_amd_only_failure_streak_of_a_vendor_named_test(build):
+    """A test named with a vendor word (test_attn_rocm on AMD, test_attn_cuda on NVIDIA) is
+    one test: its AMD-only failure streak is followed under its AMD spelling, on both
+    backends, and the new-failure rule sees it."""
+    for day in range(6):
+        build.tests("h100", dict(test_attn_cuda="passed", b="passed"), run=f"r{day}",
+                    commit=f"c{day}", day=day)
+        build.tests("mi300x", dict(test_attn_rocm="failed" if day >= 2 else "passed",
+                                   b="passed"), run=f"r{day}", commit=f"c{day}", day=day,
+                    messages={"test_attn_rocm": f"HIP error {day}"})
+    df = frames.amd_only_failures(build.engine)
+    assert len(df) == 1
+    row = df.iloc[0]
+    assert row.parity_key == "tests.kernels::test_attn_{gpu}" and row.streak == 4
+    assert row.runs == 6 and row.failures == 4 and row.last_message == "HIP error 5"
+    found = frames.regressions(build.engine, kinds="test", since="2026-11-01")
+    assert list(found["subject"]) == ["tests.kernels::test_attn_{gpu}"]
+    assert found.iloc[0]["size"] == 4
