@@ -162,6 +162,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--views", help="comma-separated subset of the views")
     ap.add_argument("--pg", action="store_true", help="also on PostgreSQL (PARITY_TEST_PG_URL)")
+    ap.add_argument("--pg-only", action="store_true", help="only on PostgreSQL")
     args = ap.parse_args(argv)
     if args.probe:
         url, view, repeat = args.probe
@@ -172,7 +173,9 @@ def main(argv=None) -> int:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
     backends = [("sqlite", lambda n: f"sqlite:///{folder / f'scale-{label(n)}.db'}")]
-    if args.pg and os.environ.get("PARITY_TEST_PG_URL"):
+    if args.pg_only:
+        backends = []
+    if (args.pg or args.pg_only) and os.environ.get("PARITY_TEST_PG_URL"):
         base = os.environ["PARITY_TEST_PG_URL"]
         backends.append(("postgresql", lambda n: pg_url(base, f"parity_scale_{label(n)}".lower())))
     junit = folder / "nightly.xml"

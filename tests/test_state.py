@@ -164,3 +164,14 @@ def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tm
     state.rebuild(engine)
     assert snapshot(engine) == kept
     engine.dispose()
+
+
+def test_a_demo_build_leaves_planner_statistics_on_postgresql(pg_engine):
+    """PostgreSQL plans the views' reads badly on tables it has never analysed; a bulk
+    build analyses them when it is done."""
+    demo.build(pg_engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=2_000))
+    with pg_engine.connect() as conn:
+        analysed = conn.execute(text(
+            "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
+            "WHERE relname = 'test_result'")).scalar()
+    assert analysed

@@ -57,11 +57,12 @@ def cmd_db_upgrade(args) -> int:
 
 
 def cmd_db_rebuild_state(args) -> int:
-    from parity.db import state
+    from parity.db import state, store
 
     eng = engine(args)
     upgrade(eng)
     jobs = state.rebuild(eng, echo=print)
+    store.analyze(eng)
     print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results")
     return 0
 
