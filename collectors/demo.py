@@ -90,16 +90,20 @@ def suite_sizes(profile: dict[str, float]) -> dict[tuple[str, str], int]:
             for fw, suites in SUITES.items() for suite, share in suites.items()}
 
 
+BUILD_ONLY = "mi455x"  # the lane builds an image and runs no test
+
+
+def test_suites(fw: str, hw: str) -> list[str]:
+    """The suites a framework's lane on this hardware runs tests in each night."""
+    if hw == BUILD_ONLY:
+        return []
+    return [s for s in SUITES[fw] if not (hw in AMD and (fw, s) in NVIDIA_ONLY_SUITES)]
+
+
 def results_per_night(sizes: dict[tuple[str, str], int]) -> int:
     """Test results one night writes with these suite sizes."""
-    total = 0
-    for hw, labels in LABELS.items():
-        for fw in labels:
-            if hw == "mi455x":
-                continue
-            total += sum(n for (f, suite), n in sizes.items() if f == fw and not (
-                hw in AMD and (fw, suite) in NVIDIA_ONLY_SUITES))
-    return total
+    return sum(sizes[(fw, suite)] for hw, labels in LABELS.items() for fw in labels
+               for suite in test_suites(fw, hw))
 
 
 def plan(days: int, results: int | None = None, profile: str = "demo"
@@ -253,7 +257,7 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
         day = start + timedelta(days=night)
         created = datetime.combine(day, time(2, 0))
         with store.bulk_transaction(engine) as conn:
-            for fw, suites in SUITES.items():
+            for fw in SUITES:
                 commit = _sha(fw, day)[:40]
                 for hw, labels in LABELS.items():
                     label = labels.get(fw)
@@ -276,18 +280,15 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                         cuda_version="" if hw in AMD else "12.9",
                         job_created_at=created, job_started_at=created + queue,
                         job_completed_at=created + queue + timedelta(minutes=50))
-                    if hw == "mi455x":  # the lane builds an image and runs nothing
+                    if hw == BUILD_ONLY:
                         prov = _with(base, f"{hw}/build", f"{label}: build image", "build")
                         writer.ensure_job(conn, prov)
                         summary.jobs += 1
                         continue
-                    for suite in suites:
-                        n = sizes[(fw, suite)]
-                        if hw in AMD and (fw, suite) in NVIDIA_ONLY_SUITES:
-                            continue
+                    for suite in test_suites(fw, hw):
                         prov = _with(base, f"{hw}/{suite}", f"{label}: {suite}", suite)
                         result = ParseResult(format="junit", tests=_tests(
-                            rng, fw, suite, n, hw, night, days))
+                            rng, fw, suite, sizes[(fw, suite)], hw, night, days))
                         _, written = writer.write(conn, result, prov, _art(prov, "junit"))
                         summary.jobs += 1
                         summary.test_results += written

@@ -95,6 +95,12 @@ def _aligned(store, framework, suite, hardware, since, until, week, pairs, lates
     return _only_amd(aligned, hardware)
 
 
+def _sides(aligned: pd.DataFrame) -> dict[tuple[int, str], tuple[int, ...]]:
+    """(pair number, "amd" or "ref") -> that side's jobs, for each aligned pair."""
+    return {(i, side): jobs for i, p in enumerate(aligned.itertuples())
+            for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs))}
+
+
 def _pair_jobs(aligned: pd.DataFrame) -> list[int]:
     return [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
 
@@ -123,9 +129,7 @@ def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suit
     trend); `by="hardware"` sums the suites per framework × hardware."""
     aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, latest,
                        align_hours)
-    owners = [(j, i, side) for i, p in enumerate(aligned.itertuples())
-              for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in js]
-    counts = tables.pair_outcomes(tables.open_store(store), owners)
+    counts = tables.pair_outcomes(tables.open_store(store), _sides(aligned))
     out = outcomes.pass_rate_parity(aligned, counts=counts)
     return outcomes.rollup(out) if by == "hardware" else out
 
@@ -191,8 +195,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
                                    "rerun_count": v.reruns[pos[hit]].astype(int)}))
     rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
         columns=["job_pk", "parity_id", "code", "rerun_count"])
-    names = np.array(list(vec.OUTCOMES) + ["other"], dtype=object)
-    rows["outcome"] = names[np.minimum(rows["code"].to_numpy(dtype=int), len(vec.OUTCOMES))]
+    rows["outcome"] = vec.names(rows["code"].to_numpy(dtype=int), vec.OUTCOMES)
     rows = rows.drop(columns="code").merge(
         tables.parity_keys(engine, rows["parity_id"].unique()), on="parity_id")
     rows["message"] = _last_failure_messages(engine, rows, jobs) if messages else None
@@ -290,24 +293,23 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     jobs = _in(_jobs(store, framework, suite, when), when)
     runs = outcomes.lane_runs(jobs)
     latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
-    lanes = tables.vectors(engine, {tuple(r[:4]): r[4] for r in latest[
-        outcomes.LANE + ["vendor", "job_pks"]].itertuples(index=False)})
+    lane_jobs = {tuple(r[:4]): r[4] for r in latest[
+        outcomes.LANE + ["vendor", "job_pks"]].itertuples(index=False)}
+    aligned = _aligned(store, framework, suite, None, since, until, week, pairs, True, 72)
+    # one read of the vectors for both: lanes are keyed by 4-tuples, pair sides by 2-tuples
+    sides = tables.vectors(engine, {**lane_jobs, **_sides(aligned)})
     skipped = vec.OUTCOMES.index("skipped")
     tests = pd.DataFrame(
-        [(*key, "skipped", vec.SKIPS[c] if c < len(vec.SKIPS) else "other")
-         for key, v in lanes.items() for c in v.skips[v.outcomes == skipped]],
+        [(*key, "skipped", name) for key in lane_jobs
+         for name in vec.names(sides[key].skips[sides[key].outcomes == skipped], vec.SKIPS)],
         columns=outcomes.LANE + ["vendor", "outcome", "skip_category"])
-    aligned = _aligned(store, framework, suite, None, since, until, week, pairs, True, 72)
-    sides = tables.vectors(engine, {(i, side): js for i, p in enumerate(aligned.itertuples())
-                                    for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs))})
     ran = [vec.OUTCOMES.index(o) for o in outcomes.RAN]
     rows = []
     for i, p in enumerate(aligned.itertuples()):
         amd, ref = sides[(i, "amd")], sides[(i, "ref")]
         on_ref = np.isin(amd.ids, ref.ids[np.isin(ref.outcomes, ran)])
-        for c in amd.skips[(amd.outcomes == skipped) & on_ref]:
-            rows.append((p.framework, p.amd_hardware, "amd-only skip",
-                         vec.SKIPS[c] if c < len(vec.SKIPS) else "other"))
+        for name in vec.names(amd.skips[(amd.outcomes == skipped) & on_ref], vec.SKIPS):
+            rows.append((p.framework, p.amd_hardware, "amd-only skip", name))
     matrix = pd.DataFrame(rows, columns=["framework", "amd_hardware", "quadrant",
                                          "amd_skip_category"])
     out = coverage_rules.skip_parity(tests, matrix)

@@ -13,10 +13,12 @@ from typing import Callable
 import pandas as pd
 
 from parity.dashboard.intervals import wilson
+from parity.db.vectors import OUTCOMES
 
 LANE = ["framework", "suite", "hardware"]
-# worst first: a test that errored in one shard and passed in another errored
-RANK = {"error": 0, "failed": 1, "passed": 2, "xpassed": 3, "xfailed": 4, "skipped": 5}
+# worst first: a test that errored in one shard and passed in another errored (the order the
+# per-job outcome vectors store as codes)
+RANK = {o: i for i, o in enumerate(OUTCOMES)}
 RAN = ("passed", "failed", "error")
 FAILED = ("failed", "error")
 
@@ -114,7 +116,7 @@ def _side_outcomes(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
 def contingency(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Per aligned pair: how many tests had each (AMD outcome, reference outcome), each side
     reduced to its worst outcome per test (None where a side did not run the test). The
-    store computes the same table in SQL (`tables.pair_outcomes`)."""
+    store computes the same table from its per-job vectors (`tables.pair_outcomes`)."""
     cols = ["pair", "amd", "ref", "n"]
     if pairs.empty or results.empty:
         return pd.DataFrame(columns=cols)

@@ -211,11 +211,10 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
 
 
-def _has_vectors(engine: Engine) -> bool:
+def _require_vectors(engine: Engine) -> None:
     if not inspect(engine).has_table(JobOutcome.__tablename__):
         raise RuntimeError(f"the store {engine.url.render_as_string()} is at an older schema: "
                            "run `parity db upgrade` on it")
-    return True
 
 
 def aliases(engine: Engine) -> dict[int, int]:
@@ -229,8 +228,9 @@ def aliases(engine: Engine) -> dict[int, int]:
 def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     """Each job's outcome vector as stored, keyed by test id (`db.vectors`)."""
     job_pks = list(job_pks)
-    if not job_pks or not has_data(engine) or not _has_vectors(engine):
+    if not job_pks or not has_data(engine):
         return {}
+    _require_vectors(engine)
     with engine.connect() as conn:
         return state.read(conn, job_pks)
 
@@ -245,24 +245,17 @@ def vectors(engine: Engine, groups: dict) -> dict:
             for key, jobs in groups.items()}
 
 
-def _names(codes: np.ndarray, names: tuple) -> list:
-    return [names[c] if c < len(names) else "other" for c in codes]
-
-
-def pair_outcomes(engine: Engine, owners: Sequence[tuple[int, int, str]]) -> pd.DataFrame:
-    """`outcomes.contingency` from the per-job vectors: `owners` are (job_pk, pair, side)
-    with side "amd" or "ref"; per pair, how many tests had each (AMD outcome, reference
-    outcome), each side reduced to its worst outcome per test (None where a side did not
-    run it). No raw result is read."""
+def pair_outcomes(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> pd.DataFrame:
+    """`outcomes.contingency` from the per-job vectors: `sides` maps (pair, "amd" or "ref")
+    to that side's jobs; per pair, how many tests had each (AMD outcome, reference outcome),
+    each side reduced to its worst outcome per test (None where a side did not run it). No
+    raw result is read."""
     cols = ["pair", "amd", "ref", "n"]
-    groups: dict = {}
-    for job, pair, side in owners:
-        groups.setdefault((int(pair), side), []).append(int(job))
-    sides = vectors(engine, groups)
+    found = vectors(engine, sides)
     parts = []
     absent = 255
-    for pair in sorted({p for p, _ in groups}):
-        amd, ref = sides.get((pair, "amd"), vec.EMPTY), sides.get((pair, "ref"), vec.EMPTY)
+    for pair in sorted({p for p, _ in sides}):
+        amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
         union = np.union1d(amd.ids, ref.ids)
         if not len(union):
             continue
@@ -271,11 +264,10 @@ def pair_outcomes(engine: Engine, owners: Sequence[tuple[int, int, str]]) -> pd.
         a[np.searchsorted(union, amd.ids)] = amd.outcomes
         r[np.searchsorted(union, ref.ids)] = ref.outcomes
         keys, counts = np.unique(a * 256 + r, return_counts=True)
-        amd_codes, ref_codes = keys // 256, keys % 256
-        named = lambda c: [None if x == absent else n for x, n in  # noqa: E731
-                           zip(c, _names(np.minimum(c, len(vec.OUTCOMES)), vec.OUTCOMES))]
-        parts.append(pd.DataFrame({"pair": pair, "amd": named(amd_codes),
-                                   "ref": named(ref_codes), "n": counts.astype(int)}))
+        named = [np.where(c == absent, None, vec.names(c, vec.OUTCOMES))
+                 for c in (keys // 256, keys % 256)]
+        parts.append(pd.DataFrame({"pair": pair, "amd": named[0], "ref": named[1],
+                                   "n": counts.astype(int)}))
     if not parts:
         return pd.DataFrame(columns=cols)
     return pd.concat(parts, ignore_index=True)[cols]

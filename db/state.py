@@ -92,15 +92,10 @@ def _jobs_with_results(conn: Connection, without_vector: bool = False) -> list[i
     return list(conn.execute(stmt.order_by(CiJob.id)).scalars())
 
 
-def missing(conn: Connection) -> list[int]:
-    """Jobs that have results but no vector."""
-    return _jobs_with_results(conn, without_vector=True)
-
-
 def complete(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> int:
     """Derive the vectors of the jobs that lack one; the number derived."""
     with engine.connect() as conn:
-        todo = missing(conn)
+        todo = _jobs_with_results(conn, without_vector=True)
     return _fill(engine, todo, echo) if todo else 0
 
 

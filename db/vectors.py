@@ -50,6 +50,12 @@ EMPTY = Vector(np.empty(0, np.int64), np.empty(0, np.uint8), np.empty(0, np.uint
                np.empty(0, np.uint8))
 
 
+def names(codes: np.ndarray, vocabulary: tuple) -> np.ndarray:
+    """Codes back to names (`OUTCOMES` or `SKIPS`); a code past the vocabulary is "other"."""
+    table = np.array(list(vocabulary) + ["other"], dtype=object)
+    return table[np.minimum(np.asarray(codes, dtype=np.int64), len(vocabulary))]
+
+
 def codes(outcomes, skip_categories, rerun_counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Outcome names, skip categories (None where not skipped) and rerun counts as codes."""
     out = np.fromiter((_OUTCOME_CODE.get(o, OTHER) for o in outcomes), np.uint8)

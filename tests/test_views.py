@@ -299,11 +299,9 @@ def test_sql_counts_equal_the_raw_results_count(build):
                                test_g_rocm="failed"),  # one test under two vendor spellings
                 reasons={"c": "not supported on ROCm"})
     aligned = frames._aligned(build.engine, None, None, None, None, None, None, None, True, 72)
-    owners = [(j, i, side) for i, p in enumerate(aligned.itertuples())
-              for side, js in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in js]
     raw = tables.results(build.engine, frames._pair_jobs(aligned))
     key = ["pair", "amd", "ref"]
-    in_sql = tables.pair_outcomes(build.engine, owners).sort_values(key, na_position="first")
+    in_sql = tables.pair_outcomes(build.engine, frames._sides(aligned)).sort_values(key, na_position="first")
     counted = outcomes.contingency(aligned, raw).sort_values(key, na_position="first")
     assert in_sql.reset_index(drop=True).astype(object).where(in_sql.notna().values, None) \
         .to_dict("records") == counted.reset_index(drop=True).astype(object) \
