@@ -11,6 +11,8 @@ It contains every situation the parity views must show:
 - a suite that runs on NVIDIA but has no AMD lane (vLLM `spec_decode`);
 - an MI455X lane that builds but runs no tests and has no accuracy gate;
 - a throughput step regression on one AMD config (vLLM, MI355X, Llama-3.1-70B FP8, conc 64);
+- a throughput regression that was fixed eight nights later (vLLM, MI325X, DeepSeek-R1,
+  conc 16): both ends must show;
 - a GSM8K accuracy cliff at one concurrency only (DeepSeek-R1 EP decode on MI355X, conc 64,
   about 80 % against about 94 % elsewhere).
 Same `days` and `end` give the same database."""
@@ -65,6 +67,8 @@ CONCURRENCIES = (4, 16, 64, 128)
 ISL_OSL = ((1024, 1024), (8192, 1024))
 REGRESSION = {"hardware": "mi355x", "model": "meta-llama/Llama-3.1-70B-Instruct",
               "concurrency": 64, "isl": 1024, "drop": 0.09, "days_before_end": 10}
+REVERTED = {"hardware": "mi325x", "model": "deepseek-ai/DeepSeek-R1", "concurrency": 16,
+            "isl": 1024, "drop": 0.08, "days_before_end": (13, 5)}  # from, until (exclusive)
 CLIFF = {"hardware": "mi355x", "model": "deepseek-ai/DeepSeek-R1", "concurrency": 64,
          "score": 0.80, "elsewhere": 0.94}
 ACC_CONCURRENCIES = (1, 8, 16, 32, 64, 128)
@@ -169,6 +173,11 @@ def _benchmarks(rng: random.Random, hw: str, night: int, nights: int) -> list[Be
                         and conc == REGRESSION["concurrency"] and isl == REGRESSION["isl"]
                         and night >= nights - REGRESSION["days_before_end"]):
                     base *= 1 - REGRESSION["drop"]
+                start, end = REVERTED["days_before_end"]
+                if (hw == REVERTED["hardware"] and model == REVERTED["model"]
+                        and conc == REVERTED["concurrency"] and isl == REVERTED["isl"]
+                        and nights - start <= night < nights - end):
+                    base *= 1 - REVERTED["drop"]
                 tput = base * (1 + rng.gauss(0, 0.015))
                 tpot = 1000.0 * conc / (tput / tp * 1.0) / 4.0
                 ttft = 40.0 + isl / (20.0 * PERF_BASE[hw]) * (1 + rng.gauss(0, 0.04))

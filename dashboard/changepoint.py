@@ -1,23 +1,38 @@
 """Change points in a performance series: our own small, deterministic NumPy detector.
 
-In the E-Divisive / Hunter family (binary segmentation on the best split), with the fixes the
-study in `../shared/docs/regression-and-flake-detection.md` calls for:
+Narrowest-over-threshold selection over seeded intervals (Baranowski, Chen and Fryzlewicz
+2019; Kovács, Li, Bühlmann and Munk 2023), with the fixes that
+`../shared/docs/regression-and-flake-detection.md` calls for:
 
-- **Robust to outliers.** Isolated spikes are found against a running median (a median filter
-  keeps steps and removes spikes) and replaced by it before the split search.
-- **Calibrated threshold.** The best-split statistic's nominal p-value is anti-conservative, so
-  its threshold comes from simulated null series (`calibrate()`), kept in `THRESHOLDS`.
+- **Every configuration of levels.** Binary segmentation looks for one best split of the
+  whole series, and a regression that is reverted 30 runs later has none: the bump returns to
+  its old level. Here every interval of a fixed, deterministic family (lengths shrinking by
+  1/√2 down to `2 * MIN_SIZE + 2` points, each length at four shifts per interval length) is
+  scanned for its best split, and the *narrowest* interval whose best split is significant
+  wins; intervals containing it are dropped and the search repeats. A narrow interval holds
+  one change, so both ends of a bump, and both steps of a staircase, are found.
+- **One calibrated threshold for all scales.** Each interval's statistic (the two-sample z
+  of its best split, with the noise from the first differences of the whole series) is
+  penalised by `sqrt(2 log(e n / length))`, so that short intervals, of which there are
+  many, need more evidence than the whole series. The threshold on the penalised maximum is
+  the 1 % null quantile from simulated series (`calibrate()`, kept in `CALIBRATION`).
+- **Robust to outliers.** Isolated spikes (up to three in a row) are found against a running
+  median and replaced by it before anything else.
 - **Minimum effect size.** A change smaller than `min_effect` (relative) is not reported.
 - **Persistence.** A change needs `min_after` points after it; a candidate with fewer is
   returned as *pending*, never as a finding.
-- **Recent changes.** A split anywhere in n points needs strong evidence (the maximum of n
-  statistics), so a change a few points from the end would wait for more data. The last
-  `TAIL` positions are therefore also tested on their own, against the calibrated null
-  quantile of the best of those few splits (`TAIL_CALIBRATION`): a new regression is found
-  about 5 points after it happens instead of 8, at the same 1 % level per test.
+- **Recent changes.** The last `TAIL` positions after the last change are also tested on
+  their own, against the calibrated null quantile of the best of those few splits
+  (`TAIL_CALIBRATION`): a new regression is found about 5 points after it happens.
 - **Drift reported separately.** A slow ramp is not a change point: a split that a straight
-  line explains as well as a step is dropped, and a significant Theil-Sen slope over the series
-  is reported as drift.
+  line explains as well as a step is dropped, and a significant Theil-Sen slope over the
+  series is reported as drift.
+- **Located where a culprit can be found.** Within its segment a change's position has a
+  likelihood profile; the reported index d most probably satisfies start - EARLY <= d <=
+  start + LATE, the scoring rule of the study (section 5.3): naming a run before the change
+  would send a bisection to commits that cannot hold the culprit, so when the start is
+  uncertain the estimate errs late, not early; when it is clear, the likeliest start is
+  named. `earliest` and `latest` bound the 90 % interval of the start.
 
 Everything is a pure function of the input; the same series gives the same answer.
 """
@@ -28,25 +43,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-# Null quantiles of the best-split statistic (after outlier replacement) for series of
-# length n, at one-sided tail 1 %: produced by `calibrate()` (Gaussian nulls, seed 0,
-# 4,000 series per length). Lengths in between are interpolated on log n.
-CALIBRATION = (  # (n, threshold): the output of calibrate(); tests/test_changepoint.py checks it
-    (8, 9.071), (12, 7.506), (16, 6.04), (24, 5.528), (32, 5.005), (48, 4.402), (64, 4.29),
-    (100, 4.007), (150, 4.112), (200, 4.118), (300, 3.989), (500, 3.988), (1000, 3.992),
-    (2000, 3.994),
-)
 MIN_SIZE = 3  # shortest segment on either side of a split
-# The tail test: a change in the last TAIL points of a series is judged on its own, against
-# the null quantile of the best split among those few positions only (`calibrate_tail()`),
-# which needs far less evidence than a split anywhere; it cuts the detection delay of a new
-# change without loosening the test for the rest of the series.
-TAIL = 8
-TAIL_CALIBRATION = (  # (n, threshold): the output of calibrate_tail() (seed 0, 4,000 series)
-    (16, 5.559), (24, 4.499), (32, 4.061), (48, 3.601), (64, 3.417), (100, 3.313), (200, 3.228),
-    (500, 3.247), (1000, 3.088),
-)
+DECAY = 2 ** -0.5  # interval lengths shrink by this factor per layer
+OVERLAP = 4  # shifts per interval length: consecutive intervals of a layer overlap by 3/4
 ALPHA = 0.01
+# The null quantile (1 - ALPHA) of the largest penalised interval statistic for series of
+# length n: produced by `calibrate()` (Gaussian nulls, seed 0, 20,000 series per length).
+# Lengths in between are interpolated on log n.
+CALIBRATION = (  # (n, threshold): the output of calibrate(); tests/test_changepoint.py checks it
+    (8, 4.271), (12, 4.121), (16, 3.593), (24, 3.172), (32, 2.993), (48, 2.791), (64, 2.778),
+    (100, 2.694), (150, 2.648), (200, 2.651), (300, 2.613), (500, 2.668), (1000, 2.68),
+    (2000, 2.712),
+)
+# The tail test: a change in the last TAIL points after the last change is judged on its
+# own, against the null quantile of the best split among those few positions only
+# (`calibrate_tail()`), which needs far less evidence than a split anywhere; it cuts the
+# detection delay of a new change without loosening the test for the rest of the series.
+TAIL = 8
+TAIL_CALIBRATION = (  # (n, threshold): the output of calibrate_tail() (seed 0, 20,000 series)
+    (16, 4.388), (24, 3.641), (32, 3.483), (48, 3.3), (64, 3.176), (100, 3.137), (200, 3.076),
+    (500, 2.99), (1000, 3.029),
+)
+# Where a change is placed: the index d that most probably satisfies
+# tau - EARLY <= d <= tau + LATE for the true start tau.
+EARLY, LATE = 2, 5
+SLACK = 0.01  # among placements this close to the best, the likeliest start is named
+CLEAN_WIDTH, CLEAN_K = 7, 4.5  # running-median width, spike threshold in robust SDs
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,8 @@ class ChangePoint:
     score: float  # the split statistic
     threshold: float  # what it had to exceed
     points_after: int
+    earliest: int = -1  # the 90 % interval of the start (input indices)
+    latest: int = -1
 
     @property
     def confidence(self) -> float:
@@ -82,14 +106,14 @@ class Detection:
     outliers: list[int] = field(default_factory=list)
 
 
-def _median_filter(y: np.ndarray, width: int = 5) -> np.ndarray:
+def _median_filter(y: np.ndarray, width: int = CLEAN_WIDTH) -> np.ndarray:
     half = width // 2
-    padded = np.pad(y, half, mode="edge")
+    padded = np.pad(y, half, mode="reflect")  # "edge" would let a spike at either end stand
     windows = np.lib.stride_tricks.sliding_window_view(padded, width)
     return np.median(windows, axis=-1)
 
 
-def clean(y: np.ndarray, k: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
+def clean(y: np.ndarray, k: float = CLEAN_K) -> tuple[np.ndarray, np.ndarray]:
     """Replace isolated spikes by the running median. Returns (cleaned, outlier mask)."""
     if len(y) < 5:
         return y.copy(), np.zeros(len(y), bool)
@@ -102,6 +126,82 @@ def clean(y: np.ndarray, k: float = 4.0) -> tuple[np.ndarray, np.ndarray]:
     out = y.copy()
     out[mask] = smooth[mask]
     return out, mask
+
+
+def noise(y: np.ndarray) -> float:
+    """The noise SD, from first differences: a step moves one difference, not the spread."""
+    return float(np.std(np.diff(y)) / math.sqrt(2)) if len(y) > 2 else 0.0
+
+
+def intervals(n: int, min_size: int = MIN_SIZE) -> list[tuple[int, np.ndarray]]:
+    """The seeded intervals of a series of n points: (length, start positions) per layer,
+    from the whole series down to 2 * min_size + 2 points. Deterministic."""
+    out, length = [], float(n)
+    while round(length) >= 2 * min_size + 2:
+        size = int(round(length))
+        count = math.ceil(OVERLAP * (n - size) / size) + 1
+        out.append((size, np.unique(np.round(np.linspace(0, n - size, count)).astype(int))))
+        length *= DECAY
+    return out
+
+
+def penalty(length: int, n: int) -> float:
+    """What an interval's statistic must give up for its scale: sqrt(2 log(e n / length))."""
+    return math.sqrt(2 * math.log(math.e * n / length))
+
+
+def scan(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> np.ndarray:
+    """Every seeded interval's best split: rows of (start, end, split, penalised z)."""
+    n = len(y)
+    c = np.concatenate([[0.0], np.cumsum(y)])
+    rows = []
+    for size, starts in intervals(n, min_size):
+        k = np.arange(min_size, size - min_size + 1)  # points left of the split
+        left = c[starts[:, None] + k] - c[starts][:, None]
+        total = (c[starts + size] - c[starts])[:, None]
+        z = np.abs((total - left) / (size - k) - left / k) / np.sqrt(1.0 / k + 1.0 / (size - k))
+        best = np.argmax(z, axis=1)
+        rows.append(np.column_stack([starts, starts + size, starts + k[best],
+                                     z[np.arange(len(starts)), best] / sigma
+                                     - penalty(size, n)]))
+    return np.vstack(rows) if rows else np.empty((0, 4))
+
+
+def narrowest(candidates: np.ndarray, limit: float, most: int) -> list[tuple[int, float]]:
+    """Narrowest-over-threshold: (split, statistic) of the narrowest interval whose statistic
+    exceeds `limit`, then the same among the intervals not containing that split."""
+    c = candidates[candidates[:, 3] > limit]
+    found = []
+    while len(c) and len(found) < most:
+        i = int(np.lexsort((-c[:, 3], c[:, 1] - c[:, 0]))[0])
+        split = int(c[i, 2])
+        found.append((split, float(c[i, 3])))
+        c = c[(c[:, 0] >= split) | (c[:, 1] <= split)]
+    return sorted(found)
+
+
+def _max_statistic(y: np.ndarray) -> float:
+    sigma = noise(y)
+    return float(scan(y, sigma)[:, 3].max()) if sigma > 0 else 0.0
+
+
+def _null_quantiles(statistic, lengths, sims: int, alpha: float, seed: int):
+    """Per length, the (1 - alpha) quantile of `statistic` on cleaned Gaussian null series."""
+    out = []
+    for n in lengths:
+        rng = np.random.default_rng([seed, n])  # each length its own stream: reproducible alone
+        best = np.empty(sims)
+        for i in range(sims):
+            best[i] = statistic(clean(rng.standard_normal(n))[0])
+        out.append((n, round(float(np.quantile(best, 1 - alpha)), 3)))
+    return tuple(out)
+
+
+def calibrate(lengths=(8, 12, 16, 24, 32, 48, 64, 100, 150, 200, 300, 500, 1000, 2000),
+              sims: int = 20000, alpha: float = ALPHA, seed: int = 0) -> tuple[tuple[int, float], ...]:
+    """The null quantile of the largest penalised interval statistic per length: the table
+    `CALIBRATION`."""
+    return _null_quantiles(_max_statistic, lengths, sims, alpha, seed)
 
 
 def split_scores(y: np.ndarray, min_size: int = MIN_SIZE) -> np.ndarray:
@@ -128,32 +228,6 @@ def split_scores(y: np.ndarray, min_size: int = MIN_SIZE) -> np.ndarray:
     return scores
 
 
-def _best(y: np.ndarray, min_size: int) -> tuple[int, float]:
-    scores = split_scores(y, min_size)
-    if np.all(np.isnan(scores)):
-        return -1, 0.0
-    k = int(np.nanargmax(scores))
-    return k, float(scores[k])
-
-
-def _null_quantiles(statistic, lengths, sims: int, alpha: float, seed: int):
-    """Per length, the (1 - alpha) quantile of `statistic` on cleaned Gaussian null series."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for n in lengths:
-        best = np.empty(sims)
-        for i in range(sims):
-            best[i] = statistic(clean(rng.standard_normal(n))[0])
-        out.append((n, round(float(np.quantile(best, 1 - alpha)), 3)))
-    return tuple(out)
-
-
-def calibrate(lengths=(8, 12, 16, 24, 32, 48, 64, 100, 150, 200, 300, 500, 1000, 2000),
-              sims: int = 4000, alpha: float = ALPHA, seed: int = 0) -> tuple[tuple[int, float], ...]:
-    """The null quantile of the best-split statistic per length: the table `CALIBRATION`."""
-    return _null_quantiles(lambda y: _best(y, MIN_SIZE)[1], lengths, sims, alpha, seed)
-
-
 def _tail_best(y: np.ndarray, min_after: int) -> tuple[int, float]:
     """The best split among the last TAIL positions (at least `min_after` points after)."""
     n = len(y)
@@ -168,7 +242,7 @@ def _tail_best(y: np.ndarray, min_after: int) -> tuple[int, float]:
     return lo + i, float(window[i])
 
 
-def calibrate_tail(lengths=(16, 24, 32, 48, 64, 100, 200, 500, 1000), sims: int = 4000,
+def calibrate_tail(lengths=(16, 24, 32, 48, 64, 100, 200, 500, 1000), sims: int = 20000,
                    alpha: float = ALPHA, min_after: int = 3, seed: int = 0):
     """The null quantile of the tail statistic per length: the table `TAIL_CALIBRATION`."""
     return _null_quantiles(lambda y: _tail_best(y, min_after)[1], lengths, sims, alpha, seed)
@@ -205,6 +279,26 @@ def _step_beats_line(y: np.ndarray, k: int) -> bool:
     return n * math.log(sse_line / sse_step) > math.log(n)
 
 
+def locate(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> tuple[int, int, int]:
+    """Where the one change in `y` starts: (index, earliest, latest) from the likelihood of
+    each split; the index most probably within [start - EARLY, start + LATE] (within `SLACK`
+    of that probability, the likeliest start itself), and the 90 % interval of the start."""
+    n = len(y)
+    k = np.arange(min_size, n - min_size + 1)
+    c1, c2 = np.cumsum(y), np.cumsum(y * y)
+    left = c1[k - 1]
+    sse = c2[-1] - left ** 2 / k - (c1[-1] - left) ** 2 / (n - k)
+    p = np.exp(-(sse - sse.min()) / (2 * sigma * sigma)) if sigma > 0 else \
+        (sse == sse.min()).astype(float)
+    p /= p.sum()
+    mass = np.concatenate([[0.0], np.cumsum(p)])
+    inside = mass[np.searchsorted(k, k + EARLY, side="right")] - mass[np.searchsorted(k, k - LATE)]
+    best = np.flatnonzero(inside >= inside.max() - SLACK)  # near-ties: the likeliest start
+    at = best[np.argmax(p[best])]
+    lo, hi = np.searchsorted(mass[1:], [0.05, 0.95])
+    return int(k[at]), int(k[min(lo, len(k) - 1)]), int(k[min(hi, len(k) - 1)])
+
+
 def _drift(y: np.ndarray, level: float, alpha_z: float = 3.0) -> Drift | None:
     """Theil-Sen slope with a Mann-Kendall test; reported when |z| > alpha_z."""
     n = len(y)
@@ -221,6 +315,21 @@ def _drift(y: np.ndarray, level: float, alpha_z: float = 3.0) -> Drift | None:
     return Drift(slope=slope, total=slope * (n - 1), z=z)
 
 
+def _without_drift(y: np.ndarray, splits: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """The splits a step explains better than a line, each judged between its neighbours."""
+    splits = list(splits)
+    i = 0
+    while i < len(splits):
+        lo = splits[i - 1][0] if i else 0
+        hi = splits[i + 1][0] if i + 1 < len(splits) else len(y)
+        if _step_beats_line(y[lo:hi], splits[i][0] - lo):
+            i += 1
+        else:  # its neighbours' segments grow: judge them again
+            splits.pop(i)
+            i = max(i - 1, 0)
+    return splits
+
+
 def detect(values, *, min_effect: float = 0.02, min_after: int = 3,
            min_size: int = MIN_SIZE, max_changes: int = 10) -> Detection:
     """Change points of a series (oldest first). NaNs are ignored (indices refer to the input).
@@ -233,38 +342,40 @@ def detect(values, *, min_effect: float = 0.02, min_after: int = 3,
     if len(y) < 2 * min_size:
         return Detection()
     y, mask = clean(y)
-    level = float(np.median(y))
-    found: list[tuple[int, float, float]] = []  # (index in y, score, threshold)
-    segments = [(0, len(y))]
-    while segments and len(found) < max_changes:
-        lo, hi = segments.pop()
-        seg = y[lo:hi]
-        k, score = _best(seg, min_size)
-        limit = threshold(len(seg))
-        if k < 0 or score <= limit or not _step_beats_line(seg, k):
-            continue
-        found.append((lo + k, score, limit))
-        segments += [(lo, lo + k), (lo + k, hi)]
-    found.sort()
+    n = len(y)
+    sigma = noise(y)
+    limit = threshold(n)
+    found = []
+    if sigma > 0:
+        found = _without_drift(y, narrowest(scan(y, sigma, min_size), limit, max_changes))
+    scored = [(k, score, limit) for k, score in found]
     lo = found[-1][0] if found else 0
-    if TAIL_CALIBRATION and len(y) - lo >= 2 * TAIL:  # a change too recent for the scan
+    if n - lo >= 2 * TAIL and len(scored) < max_changes:  # a change too recent for the scan
         seg = y[lo:]
         k, score = _tail_best(seg, min_after)
-        limit = tail_threshold(len(seg))
-        if k > 0 and score > limit and _step_beats_line(seg, k):
-            found.append((lo + k, score, limit))
-    bounds = [0] + [f[0] for f in found] + [len(y)]
+        limit_tail = tail_threshold(len(seg))
+        if k > min_size and score > limit_tail and _step_beats_line(seg, k):
+            scored.append((lo + k, score, limit_tail))
+    # each change placed within the segment between its neighbours
+    starts = [s[0] for s in scored]
+    bounds = [0] + starts + [n]
+    placed = []
+    for i in range(len(starts)):
+        at, first, last = locate(y[bounds[i]:bounds[i + 2]], sigma, min_size)
+        placed.append((bounds[i] + at, bounds[i] + first, bounds[i] + last))
+    bounds = [0] + [p[0] for p in placed] + [n]
     changes, pending = [], []
-    for i, (k, score, limit) in enumerate(found):
+    for i, ((k, first, last), (_, score, limit_k)) in enumerate(zip(placed, scored)):
         before = float(np.median(y[bounds[i]:k]))
         after = float(np.median(y[k:bounds[i + 2]]))
         rel = (after - before) / abs(before) if before else math.inf
         if abs(rel) < min_effect:
             continue
         cp = ChangePoint(index=int(keep[k]), before=before, after=after, rel_change=rel,
-                         score=score, threshold=limit, points_after=len(y) - k)
+                         score=score, threshold=limit_k, points_after=n - k,
+                         earliest=int(keep[first]), latest=int(keep[last]))
         (changes if cp.points_after >= min_after else pending).append(cp)
-    drift = None if changes else _drift(y, level)
+    drift = None if changes else _drift(y, float(np.median(y)))
     if drift is not None and abs(drift.total) < min_effect:
         drift = None
     return Detection(changes=changes, pending=pending, drift=drift,

@@ -11,8 +11,12 @@ import pandas as pd
 
 VENDOR_COLOURS = alt.Scale(domain=["amd", "nvidia"], range=["#ed1c24", "#76b900"])
 STATUS_COLOURS = alt.Scale(
-    domain=["regression", "cliff", "drop", "new failure", "drift", "improvement", "change"],
-    range=["#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#bcbd22", "#2ca02c", "#7f7f7f"])
+    domain=["regression", "cliff", "drop", "new failure", "recovered", "drift", "improvement",
+            "change"],
+    range=["#d62728", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#bcbd22", "#2ca02c",
+           "#7f7f7f"])
+CHANGE_COLOURS = alt.Scale(domain=["regression", "recovery", "improvement", "change"],
+                           range=["#d62728", "#2ca02c", "#1f77b4", "#7f7f7f"])
 
 
 def _prep(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
@@ -162,9 +166,10 @@ def pareto(df: pd.DataFrame) -> alt.Chart:
 
 
 def performance_history(df: pd.DataFrame) -> alt.Chart:
-    """A series' value per run, its segment levels, and red rules at the change points."""
+    """A series' value per run, its segment levels, and rules at the change points: red where
+    a regression starts, green where one recovers."""
     d = _prep(df, ["hardware", "model", "metric", "config", "run_at", "commit", "value",
-                   "change", "segment_median"])
+                   "change", "change_kind", "segment_median"])
     d["series"] = d["hardware"].astype(str) + " " + d["metric"].astype(str) + " " + \
         d["config"].astype(str)
     if d["series"].nunique() > MAX_SERIES:  # the series with changes first
@@ -176,8 +181,8 @@ def performance_history(df: pd.DataFrame) -> alt.Chart:
         color="series:N", tooltip=_tips(d))
     level = base.mark_line(strokeDash=[4, 4], color="#555").encode(
         x="run_at:T", y="segment_median:Q", detail="series:N")
-    rules = base.transform_filter(alt.datum.change).mark_rule(color="#d62728", size=2) \
-        .encode(x="run_at:T")
+    rules = base.transform_filter(alt.datum.change).mark_rule(size=2).encode(
+        x="run_at:T", color=alt.Color("change_kind:N", scale=CHANGE_COLOURS, title="change"))
     return alt.layer(line, level, rules, title=_title("Performance history", d)) \
         .properties(width=600, height=280)
 
@@ -215,16 +220,22 @@ def accuracy_parity(df: pd.DataFrame) -> alt.Chart:
 
 
 def regressions(df: pd.DataFrame) -> alt.Chart:
-    """Findings on a timeline per hardware, coloured by kind of finding."""
+    """Findings on a timeline per hardware, coloured by kind of finding; a regression that
+    recovered is a bar from its start to its recovery."""
     d = _prep(df, ["kind", "status", "framework", "vendor", "hardware", "subject", "when",
-                   "size", "confidence", "detail"])
+                   "recovered", "lasted_runs", "size", "confidence", "detail"])
     d["magnitude"] = d["size"].astype(float).abs() if not d.empty else pd.Series(dtype=float)
-    return alt.Chart(d, title=_title("Regressions and other findings", d)).mark_point(
-        filled=True).encode(
+    base = alt.Chart(d)
+    points = base.mark_point(filled=True).encode(
         x=alt.X("when:T"), y=alt.Y("hardware:N", title=None),
         color=alt.Color("status:N", scale=STATUS_COLOURS), shape="kind:N",
         size=alt.Size("confidence:Q", scale=alt.Scale(range=[40, 400])),
-        tooltip=_tips(d)).properties(width=600)
+        tooltip=_tips(d))
+    spans = base.transform_filter("isValid(datum.recovered)").mark_rule(size=3).encode(
+        x="when:T", x2="recovered:T", y=alt.Y("hardware:N", title=None),
+        color=alt.Color("status:N", scale=STATUS_COLOURS), tooltip=_tips(d))
+    return alt.layer(spans, points, title=_title("Regressions and other findings", d)) \
+        .properties(width=600)
 
 
 def flaky_tests(df: pd.DataFrame) -> alt.Chart:

@@ -413,7 +413,9 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
                 since=None, until=None, week=None, pairs=None, min_effect: float = 0.02,
                 kinds=("performance", "test", "accuracy")) -> pd.DataFrame:
     """Findings in the window, each saying where, when, how big and how sure: change points
-    and drifts in every performance series, new test failures (a failing streak of two or more
+    and drifts in every performance series (a regression that came back is `recovered`,
+    with when and after how many runs, and is listed when it started or recovered in the
+    window), new test failures (a failing streak of two or more
     runs after passing in the `TEST_LOOKBACK_DAYS` before), accuracy drops over time and
     accuracy cliffs. Without a window: the last `RECENT_DAYS` days up to the newest run."""
     when = _recent(store, since, until, week)
@@ -451,11 +453,13 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
     if not parts:
         return pd.DataFrame(columns=findings.COLUMNS)
     out = pd.concat(parts, ignore_index=True)
+    out["recovered"] = pd.to_datetime(out["recovered"])
+    out["lasted_runs"] = pd.to_numeric(out["lasted_runs"]).astype("Int64")
     names = _names(hardware)
     if names:
         out = out[out["hardware"].isin(names)]
-    order = {"regression": 0, "cliff": 1, "drop": 2, "new failure": 3, "drift": 4,
-             "improvement": 5, "change": 6}
+    order = {"regression": 0, "cliff": 1, "drop": 2, "new failure": 3, "recovered": 4,
+             "drift": 5, "improvement": 6, "change": 7}
     out = out.assign(_o=out["status"].map(order).fillna(9))
     return out.sort_values(["_o", "when"], ascending=[True, False]).drop(columns="_o") \
         .reset_index(drop=True)

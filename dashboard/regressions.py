@@ -4,6 +4,7 @@ how big and how sure."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -15,13 +16,59 @@ from parity.dashboard.performance import SERIES, config_label
 
 COLUMNS = ["kind", "status", "framework", "vendor", "hardware", "subject", "when", "commit",
            "size", "before", "after", "confidence", "detail", "url", "model", "metric",
-           "match_key"]
+           "match_key", "recovered", "lasted_runs"]
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One change point of a series, classified: a `regression` (the metric moved the wrong
+    way for its direction), an `improvement`, a `change` (no direction), or the `recovery`
+    that brought an earlier regression back; a regression that was brought back carries the
+    change that did it (`recovery`)."""
+
+    change: changepoint.ChangePoint
+    status: str
+    recovery: changepoint.ChangePoint | None = None
+
+
+def episodes(found: changepoint.Detection, direction: str | None, *,
+             min_effect: float = 0.02) -> list[Episode]:
+    """The changes of one series as episodes. A regression has recovered at the first later
+    change after which the level is back within `min_effect` of where it was before the
+    regression (or better); that change is its recovery, not a separate improvement."""
+    sign = 1 if direction == "higher" else -1 if direction == "lower" else 0
+    out: list[Episode] = []
+    recoveries: set[int] = set()
+    changes = found.changes
+    for i, cp in enumerate(changes):
+        if i in recoveries:
+            out.append(Episode(cp, "recovery"))
+            continue
+        if not sign:
+            out.append(Episode(cp, "change"))
+            continue
+        if sign * cp.rel_change >= 0:
+            out.append(Episode(cp, "improvement"))
+            continue
+        back = None
+        for j in range(i + 1, len(changes)):
+            if sign * (changes[j].after - cp.before) >= -min_effect * abs(cp.before):
+                back = j
+                break
+        if back is not None:
+            recoveries.add(back)
+        out.append(Episode(cp, "regression" if back is None else "recovered",
+                           None if back is None else changes[back]))
+    return out
 
 
 def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
                 min_after: int = 3) -> pd.DataFrame:
     """Change points and drifts of every series (one value per run). A change is a
-    regression when it moves the metric the wrong way for its direction."""
+    regression when it moves the metric the wrong way for its direction; a regression the
+    series later came back from is `recovered`, with when (`recovered`) and after how many
+    runs (`lasted_runs`). With `since`: what started from then on, and the regressions that
+    recovered from then on."""
     rows = []
     if values.empty:
         return pd.DataFrame(columns=COLUMNS)
@@ -33,52 +80,61 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
                                    min_after=min_after)
         last = s.iloc[-1]
         subject = f"{last['model']} {last['metric']} {config_label(last)}".strip()
-        direction = last["direction"]
-        for cp in found.changes:
+        where = dict(kind="performance", framework=key[0], vendor=key[-2], hardware=key[-1],
+                     subject=subject, model=key[2], metric=key[3], match_key=key[4])
+        for ep in episodes(found, last["direction"], min_effect=min_effect):
+            if ep.status == "recovery":
+                continue  # shown on the regression it ended
+            cp = ep.change
             at = s.iloc[cp.index]
-            worse = (cp.rel_change < 0) if direction == "higher" else \
-                (cp.rel_change > 0) if direction == "lower" else None
-            rows.append(dict(kind="performance", status="regression" if worse else
-                             "improvement" if worse is not None else "change",
-                             framework=key[0], vendor=key[-2], hardware=key[-1],
-                             subject=subject, when=at["run_at"], commit=at["commit"],
+            detail = (f"step at run {cp.index + 1} of {len(s)} (started between runs "
+                      f"{cp.earliest + 1} and {cp.latest + 1}); score {cp.score:.1f} against "
+                      f"threshold {cp.threshold:.1f}")
+            recovered, lasted = None, None
+            if ep.recovery is not None:
+                back = s.iloc[ep.recovery.index]
+                recovered, lasted = back["run_at"], ep.recovery.index - cp.index
+                days = (back["run_at"] - at["run_at"]) / pd.Timedelta(days=1)
+                detail += (f"; recovered at run {ep.recovery.index + 1} (commit "
+                           f"{str(back['commit'] or '')[:12]}) after {lasted} runs, "
+                           f"{days:.0f} days")
+            rows.append(dict(where, status=ep.status, when=at["run_at"], commit=at["commit"],
                              size=cp.rel_change, before=cp.before, after=cp.after,
-                             confidence=cp.confidence,
-                             detail=f"step at run {cp.index + 1} of {len(s)}; score "
-                             f"{cp.score:.1f} against threshold {cp.threshold:.1f}",
-                             url=at.get("run_url"), model=key[2], metric=key[3],
-                             match_key=key[4]))
+                             confidence=cp.confidence, detail=detail, url=at.get("run_url"),
+                             recovered=recovered, lasted_runs=lasted))
         if found.drift is not None:
-            rows.append(dict(kind="performance", status="drift", framework=key[0],
-                             vendor=key[-2], hardware=key[-1], subject=subject,
-                             when=last["run_at"], commit=last["commit"],
+            rows.append(dict(where, status="drift", when=last["run_at"], commit=last["commit"],
                              size=found.drift.total, before=None, after=None,
                              confidence=abs(found.drift.z) / 3.0,
                              detail=f"trend of {found.drift.slope:+.2%} per run over {len(s)} "
                              "runs (Theil-Sen); not attributed to one commit",
-                             url=last.get("run_url"), model=key[2], metric=key[3],
-                             match_key=key[4]))
+                             url=last.get("run_url")))
     out = pd.DataFrame(rows, columns=COLUMNS)
+    out["recovered"] = pd.to_datetime(out["recovered"])
     if since is not None and not out.empty:
-        out = out[out["when"] >= since]
+        out = out[(out["when"] >= since) | (out["recovered"] >= since)]
     return out
 
 
 def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
     """Each series' runs with the detector's verdict per run: `change` where a change point
-    starts, `segment_median` the level of the run's segment."""
+    starts, `change_kind` what it is (regression, recovery, improvement, change) and
+    `segment_median` the level of the run's segment."""
     cols = ["framework", "vendor", "hardware", "model", "metric", "config", "run_at", "commit",
-            "value", "change", "segment_median", "match_key"]
+            "value", "change", "change_kind", "segment_median", "match_key"]
     parts = []
     for _, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
         s = s.sort_values("run_at").reset_index(drop=True)
         found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect)
-        starts = [c.index for c in found.changes]
-        bounds = [0] + starts + [len(s)]
+        direction = s["direction"].iloc[-1] if "direction" in s and len(s) else None
+        kinds = {ep.change.index: "regression" if ep.status == "recovered" else ep.status
+                 for ep in episodes(found, direction, min_effect=min_effect)}
+        bounds = [0] + sorted(kinds) + [len(s)]
         level = np.empty(len(s))
         for a, b in zip(bounds, bounds[1:]):
             level[a:b] = np.median(s["value"].to_numpy()[a:b])
-        s = s.assign(change=s.index.isin(starts), segment_median=level,
+        s = s.assign(change=s.index.isin(list(kinds)), change_kind=s.index.map(kinds),
+                     segment_median=level,
                      config=s.apply(config_label, axis=1) if len(s) else "")
         parts.append(s)
     if not parts:

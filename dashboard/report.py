@@ -77,7 +77,8 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
         head["rate_change"] = head["same_denominator_rate"] - head["last_week_rate"]
     found = findings
     if not found.empty:
-        found = found[found["status"].isin(("regression", "cliff", "drop", "new failure"))
+        found = found[found["status"].isin(("regression", "cliff", "drop", "new failure",
+                                            "recovered"))
                       & (found["vendor"] == "amd")].head(top * 3)
     failures = frames.amd_only_failures(store, **kw)
     gaps = frames.coverage(store, **kw)
@@ -120,7 +121,8 @@ def figures(report: WeeklyReport) -> dict[str, alt.Chart]:
 # -- Markdown -----------------------------------------------------------------------------------
 
 def _fmt(value, kind: str = "") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT \
+            or value is pd.NA:
         return "–"
     if kind == "pct":
         return f"{100 * value:.1f} %"
@@ -136,6 +138,10 @@ def _fmt(value, kind: str = "") -> str:
     return text if len(text) <= 90 else text[:87] + "..."
 
 
+# a regression that recovered shows both ends: when it started, when it came back, how long
+REGRESSIONS_MD = [("status", "status"), ("framework", "framework"), ("hardware", "hardware"),
+                  ("subject", "what"), ("when", "when"), ("recovered", "recovered"),
+                  ("lasted_runs", "lasted (runs)"), ("size", "size")]
 KINDS = {"coverage": "pct", "same_denominator_rate": "pct", "nvidia_rate": "pct",
          "rate_change": "pp", "accuracy_diff": "pp", "perf_ratio": "ratio", "size": "pct"}
 
@@ -190,13 +196,11 @@ def markdown(report: WeeklyReport) -> str:
         "passed on AMD (skipped, missing or failing on AMD counts against AMD). Δ week: change "
         "from the week before. Perf ratio: geometric mean AMD/NVIDIA throughput at matched "
         "configs (1 is parity). Accuracy Δ: mean AMD − NVIDIA score, percentage points.", ""]
-    out += ["### New regressions and cliffs", ""]
+    out += ["### Regressions and cliffs (new, or recovered this week)", ""]
     if t["regressions"].empty:
         out += ["None this week.", ""]
     else:
-        out += _md_table(t["regressions"], [("status", "status"), ("framework", "framework"),
-                                            ("hardware", "hardware"), ("subject", "what"),
-                                            ("when", "when"), ("size", "size")]) + [""]
+        out += _md_table(t["regressions"], REGRESSIONS_MD) + [""]
     out += [f"### Top AMD-only failures", ""]
     if t["amd_only_failures"].empty:
         out += ["None.", ""]
@@ -305,9 +309,7 @@ def html(report: WeeklyReport) -> str:
     else:
         sections = [
             ("Headline", "headline", HEADLINE_MD),
-            ("New regressions and cliffs", "regressions",
-             [("status", "status"), ("framework", "framework"), ("hardware", "hardware"),
-              ("subject", "what"), ("when", "when"), ("size", "size")]),
+            ("Regressions and cliffs (new, or recovered this week)", "regressions", REGRESSIONS_MD),
             ("Top AMD-only failures", "amd_only_failures",
              [("framework", "framework"), ("amd_hardware", "AMD"), ("parity_key", "test"),
               ("streak", "streak"), ("first_failing", "failing since"),

@@ -128,3 +128,82 @@ def test_a_recent_change_is_found_early_and_null_tails_stay_quiet():
         y = 100 + np.random.default_rng(1000 + seed).normal(0, 3, 100)
         alarms += any(c.index >= 92 for c in changepoint.detect(y, min_effect=0.01).changes)
     assert alarms / 300 <= 0.025
+
+
+def bump(seed, n=100, size=0.08, start=35, length=30, cv=0.03):
+    """A regression that is reverted `length` points later: the shape binary segmentation
+    misses, since the whole series has no single best split."""
+    y = 100 + np.random.default_rng(seed).normal(0, cv * 100, n)
+    y[start:start + length] += (size if seed % 2 else -size) * 100
+    return y
+
+
+def test_a_reverted_regression_shows_both_ends():
+    both = 0
+    for seed in range(40):
+        found = [c.index for c in changepoint.detect(bump(seed)).changes]
+        both += any(33 <= i <= 40 for i in found) and any(63 <= i <= 70 for i in found)
+    assert both >= 38
+    cps = changepoint.detect(bump(3, start=30, length=40)).changes
+    assert len(cps) == 2
+    assert cps[0].rel_change == pytest.approx(0.08, abs=0.02)
+    assert cps[1].rel_change == pytest.approx(-0.08 / 1.08, abs=0.02)
+    for cp in cps:  # the reported start lies inside its 90 % interval
+        assert cp.earliest <= cp.index <= cp.latest
+
+
+def test_a_staircase_and_a_step_at_either_end():
+    y = 100 + np.random.default_rng(11).normal(0, 1, 100)
+    y[30:] += 5
+    y[65:] += 5  # two steps the same way: not a drift
+    found = changepoint.detect(y)
+    assert [c.index for c in found.changes] in ([30, 65], [31, 65], [30, 66], [31, 66])
+    assert found.drift is None
+    early = 100 + np.random.default_rng(12).normal(0, 1, 100)
+    early[6:] -= 6
+    assert [c.index for c in changepoint.detect(early).changes] in ([6], [7], [8])
+    late = 100 + np.random.default_rng(13).normal(0, 1, 100)
+    late[92:] += 6
+    assert [c.index for c in changepoint.detect(late).changes] in ([92], [93], [94])
+
+
+def test_the_estimate_never_names_a_run_before_a_clear_change():
+    """With the start uncertain, the placement errs late (a bisection from the named run
+    backwards still reaches the culprit), never more than EARLY runs early."""
+    errors = []
+    for seed in range(200):
+        y = 100 + np.random.default_rng(500 + seed).normal(0, 3, 100)
+        y[50:] += 5
+        errors += [c.index - 50 for c in changepoint.detect(y).changes if abs(c.index - 50) < 15]
+    errors = np.array(errors)
+    assert len(errors) >= 180
+    assert np.mean(errors < -changepoint.EARLY) <= 0.04
+    assert np.mean((errors >= -changepoint.EARLY) & (errors <= changepoint.LATE)) >= 0.94
+
+
+def test_seeded_intervals_cover_every_scale_deterministically():
+    layers = changepoint.intervals(100)
+    sizes = [size for size, _ in layers]
+    assert sizes[0] == 100 and sizes[-1] >= 2 * changepoint.MIN_SIZE + 2
+    assert all(b < a for a, b in zip(sizes, sizes[1:]))
+    for size, starts in layers:  # consecutive intervals overlap: a change is never on an edge
+        assert starts[0] == 0 and starts[-1] + size == 100
+        assert np.all(np.diff(starts) <= size / 2)
+    again = changepoint.intervals(100)
+    assert all(a[0] == b[0] and np.array_equal(a[1], b[1]) for a, b in zip(layers, again))
+
+
+def test_episodes_fold_a_recovery_into_its_regression():
+    from parity.dashboard import regressions
+
+    found = changepoint.detect(bump(4, start=30, length=25))  # throughput down, then back
+    eps = regressions.episodes(found, "higher")
+    assert [e.status for e in eps] == ["recovered", "recovery"]
+    assert eps[0].recovery is eps[1].change
+    up = changepoint.detect(bump(5, start=30, length=25))  # latency up, then back
+    assert [e.status for e in regressions.episodes(up, "lower")] == ["recovered", "recovery"]
+    assert [e.status for e in regressions.episodes(up, "higher")] == ["improvement",
+                                                                      "regression"]
+    assert [e.status for e in regressions.episodes(up, None)] == ["change", "change"]
+    step = changepoint.detect(series(1, step=-0.10))  # still open
+    assert [e.status for e in regressions.episodes(step, "higher")] == ["regression"]
