@@ -152,7 +152,9 @@ def _zip_members(path: Path, settings: Settings, on_reject) -> Iterator[Blob]:
 
 def _spool(zf: zipfile.ZipFile, info: zipfile.ZipInfo, settings: Settings):
     """Copy a member into a spooled temp file, hashing it and stopping at the real limit
-    (a member may lie about its size)."""
+    (a member may lie about its size). Defence in depth: CPython's zipfile already stops
+    reading at the declared size, so a member that lies fails its CRC check instead
+    (`tests/test_hostile.py` pins that); this limit holds should a reader not do so."""
     limit = min(settings.max_file_bytes, max(info.compress_size, 1) * settings.max_compression_ratio
                 + 1024)
     spool = tempfile.SpooledTemporaryFile(max_size=settings.spool_bytes)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Mapping
 
 APP = Path(__file__).resolve().parent / "app" / "main.py"
-SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY", re.I)
+SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY|WEBHOOK",
+                    re.I)
 
 
 def command(port: int, address: str) -> list[str]:

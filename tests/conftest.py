@@ -11,16 +11,14 @@ from sqlalchemy.engine import make_url
 
 from parity.db.engine import make_engine
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+from tests.samples import SHARED, shared
+
 REAL = SHARED / "fixtures" / "real"
 
 
 @pytest.fixture
 def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip("../shared/fixtures/real is absent (real samples live beside the checkout)")
-    return REAL
+    return shared(REAL, "real samples live beside the checkout")
 
 
 @pytest.fixture

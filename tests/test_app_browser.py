@@ -27,8 +27,7 @@ def free_port() -> int:
 def serve(db: Path) -> tuple[subprocess.Popen, str]:
     """`parity serve` on the demo store, with a token planted in its environment."""
     port = free_port()
-    env = {**os.environ, "GITHUB_TOKEN": PLANTED, "GH_TOKEN": PLANTED,
-           "MY_SERVICE_SECRET": PLANTED, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, **{name: PLANTED for name in PLANTED_IN}, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "parity", "--db", str(db), "serve",
                              "--port", str(port)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT)
@@ -44,12 +43,28 @@ def serve(db: Path) -> tuple[subprocess.Popen, str]:
     raise RuntimeError(f"parity serve did not start: {proc.communicate()[0][-2000:]!r}")
 
 
+PLANTED_IN = ("GITHUB_TOKEN", "GH_TOKEN", "BUILDKITE_API_TOKEN", "MY_SERVICE_SECRET",
+              "PARITY_ALERT_WEBHOOK_URL")
+RUNNING: dict[str, subprocess.Popen] = {}  # base URL -> the serving process
+
+
 @pytest.fixture(scope="module")
 def app(browser, demo_db):
     proc, base = serve(demo_db)
+    RUNNING[base] = proc
     yield base
     proc.terminate()
     proc.wait(30)
+
+
+def test_the_running_app_holds_no_secret(app):
+    """The serving process's own environment (Streamlit took over `parity serve`'s process),
+    read from /proc: none of the planted secret variables, nor their value."""
+    environ = Path(f"/proc/{RUNNING[app].pid}/environ").read_bytes()
+    names = {e.split(b"=", 1)[0].decode() for e in environ.split(b"\0") if e}
+    assert "PARITY_DB_URL" in names and "PYTHONPATH" in names  # it is the app's environment
+    assert not names & set(PLANTED_IN)
+    assert PLANTED.encode() not in environ
 
 
 def test_overview_drill_down_and_permalink(browser, app):

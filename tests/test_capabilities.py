@@ -12,6 +12,7 @@ from sqlalchemy import text
 from parity.dashboard import charts, frames
 from parity.db.capabilities import capabilities, parse_capabilities
 from tests.builder import Builder, lane
+from tests.samples import shared
 
 ROOT = Path(__file__).resolve().parent.parent
 INFX = ROOT.parent / "shared" / "fixtures" / "real" / "semianalysis-inferencex"
@@ -44,9 +45,7 @@ def test_the_rule_file_is_extensible_and_checked(tmp_path):
 
 @pytest.fixture
 def infx() -> Path:
-    if not INFX.is_dir():
-        pytest.skip("../shared/fixtures/real/semianalysis-inferencex is absent")
-    return INFX
+    return shared(INFX, "real InferenceX configs")
 
 
 def test_tags_from_real_inferencex_configs(infx):

@@ -10,6 +10,7 @@ import pytest
 from parity.collectors.formats.detect import FORMATS, NotRecognised, detect, run_parser
 from parity.collectors.ingest import IngestOptions, ingest
 from parity.db.inventory import inventory
+from tests.samples import shared
 
 # path, format, test outcomes, benchmark rows, accuracy rows
 RESULTS = [
@@ -91,9 +92,7 @@ def test_every_real_file_is_accounted_for(real):
 @pytest.mark.parametrize("rel,fmt,outcomes,benchmarks,accuracy", RESULTS,
                          ids=[r[0].rsplit("/", 1)[-1] for r in RESULTS])
 def test_real_sample_parses_with_known_counts(real, rel, fmt, outcomes, benchmarks, accuracy):
-    if not (real / rel).exists():
-        pytest.skip(f"{rel} not in this copy of ../shared")
-    got_fmt, result = _parse(real / rel)
+    got_fmt, result = _parse(shared(real / rel, "a listed real sample"))
     assert got_fmt == fmt
     assert dict(Counter(t.outcome for t in result.tests)) == outcomes
     assert (len(result.benchmarks), len(result.accuracy)) == (benchmarks, accuracy)
@@ -101,9 +100,7 @@ def test_real_sample_parses_with_known_counts(real, rel, fmt, outcomes, benchmar
 
 @pytest.mark.parametrize("rel", NOT_RESULTS, ids=[r.rsplit("/", 1)[-1] for r in NOT_RESULTS])
 def test_non_result_files_are_recognised_as_such(real, rel):
-    if not (real / rel).exists():
-        pytest.skip(f"{rel} not in this copy of ../shared")
-    data = (real / rel).read_bytes()
+    data = shared(real / rel, "a listed real file").read_bytes()
     with pytest.raises(NotRecognised):
         detect(data[:65536], rel, lambda: data)
 
@@ -142,3 +139,16 @@ def test_ingest_every_real_sample(real, engine):
     again = ingest(engine, [real])
     assert again.count("ingested") == 0
     assert inventory(engine) | {"last_ingest": None} == info | {"last_ingest": None}
+
+
+def test_a_missing_shared_file_fails_when_required(monkeypatch, tmp_path):
+    """In CI (PARITY_REQUIRE_SHARED) a listed sample that disappeared is a failure, not a
+    skip; elsewhere it is a skip that names the file."""
+    gone = tmp_path / "removed-sample.xml"
+    monkeypatch.setenv("PARITY_REQUIRE_SHARED", "1")
+    with pytest.raises(pytest.fail.Exception, match="removed-sample.xml is absent"):
+        shared(gone, "a listed real sample")
+    monkeypatch.delenv("PARITY_REQUIRE_SHARED")
+    with pytest.raises(pytest.skip.Exception, match="removed-sample.xml is absent"):
+        shared(gone, "a listed real sample")
+    assert shared(tmp_path, "a folder that is there") == tmp_path

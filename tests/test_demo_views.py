@@ -1,7 +1,6 @@
 """Every situation the demo injects is found by the views, and the notebooks run on it."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -88,7 +87,7 @@ def test_coverage_gaps_and_vendor_gated_skips(demo_db):
 def test_amd_only_failures_and_pass_rate_gap(demo_db):
     parity = frames.pass_rate_parity(demo_db, by="hardware")
     ran = parity[parity["denominator"] > 0]
-    assert (ran["same_denominator_rate"] < ran["nvidia_rate"]).all()
+    assert len(ran) >= 3 and (ran["same_denominator_rate"] < ran["nvidia_rate"]).all()
     failures = frames.amd_only_failures(demo_db)
     assert failures.iloc[0]["last_message"].startswith("RuntimeError: HIP error")
     assert failures.iloc[0]["streak"] == 30
@@ -116,12 +115,14 @@ def test_every_chart_is_valid_vega_lite(view, demo_db):
 def test_notebook_executes(name, demo_db, monkeypatch):
     monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{demo_db}")
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
+    NotebookClient(nb, timeout=600, kernel_name="python3",  # raises on a cell's error
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
-    assert not errors
-    assert os.environ["PARITY_DB_URL"].endswith("demo.db")
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    charts_drawn = [o for o in outputs if "vega" in str(o.get("data", {}).get("text/html", ""))
+                    or any("vegalite" in k for k in o.get("data", {}))]
+    assert charts_drawn, "the notebook drew no chart"
+    assert any("mi355x" in str(o.get("data", "")) for o in outputs), \
+        "the notebook did not show the demo store's data"
 
 
 def test_views_open_the_store_read_only(demo_db, tmp_path):
@@ -140,6 +141,32 @@ def test_views_open_the_store_read_only(demo_db, tmp_path):
     with pytest.raises(Exception, match="readonly|read-only"):
         with tables.open_store(copy).begin() as conn:
             conn.execute(text("DELETE FROM ci_run"))
+    # the connection itself refuses, not the file's permissions: a file anyone may write
+    writable = tmp_path / "rw.db"
+    shutil.copy(demo_db, writable)
+    writable.chmod(0o666)
+    before = writable.read_bytes()
+    with pytest.raises(Exception, match="readonly|read-only"):
+        with tables.open_store(writable).begin() as conn:
+            conn.execute(text("DELETE FROM ci_run"))
+    assert writable.read_bytes() == before
+
+
+def test_a_read_only_postgresql_engine_refuses_writes(pg_engine):
+    """PostgreSQL: the read-only engine's sessions are read-only transactions."""
+    from sqlalchemy import text
+
+    from parity.db.engine import make_engine
+
+    ro = make_engine(pg_engine.url.render_as_string(hide_password=False), read_only=True)
+    try:
+        with ro.connect() as conn:
+            assert conn.execute(text("SHOW default_transaction_read_only")).scalar() == "on"
+        with pytest.raises(Exception, match="read-only transaction"):
+            with ro.begin() as conn:
+                conn.execute(text("CREATE TABLE parity_should_not_exist (x int)"))
+    finally:
+        ro.dispose()
 
 
 def test_headline_on_the_demo(demo_db):
@@ -151,4 +178,4 @@ def test_headline_on_the_demo(demo_db):
     assert head.loc[("vllm", "mi455x"), "coverage"] == 0  # builds, runs no tests
     assert pd.isna(head.loc[("vllm", "mi455x"), "same_denominator_rate"])
     rated = head.dropna(subset=["same_denominator_rate"])
-    assert (rated["rate_lo"] <= rated["same_denominator_rate"]).all()
+    assert len(rated) >= 3 and (rated["rate_lo"] <= rated["same_denominator_rate"]).all()

@@ -12,6 +12,7 @@ import requests
 
 from tests.fakegithub import FakeGitHub, Faults, World
 from tests.fakegithub.scenario import history
+from tests.samples import shared
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT.parent / "shared" / "fixtures" / "github-api"
@@ -30,9 +31,7 @@ def fake():
 
 @pytest.fixture
 def examples() -> Path:
-    if not EXAMPLES.is_dir():
-        pytest.skip("../shared/fixtures/github-api is absent (GitHub's examples live beside the checkout)")
-    return EXAMPLES
+    return shared(EXAMPLES, "GitHub's examples live beside the checkout")
 
 
 def _get(fake, path, **params):

@@ -249,6 +249,47 @@ def test_planted_token_is_found_nowhere(tmp_path, fake):
     assert TOKEN not in repr(Settings.from_env({"GITHUB_TOKEN": TOKEN}))
 
 
+def test_the_token_stays_out_of_retry_and_error_lines(tmp_path):
+    """The retry and failure lines are only written under faults: 5xx answers, secondary
+    limits and timeouts are injected, the lines are checked to be there, and the token is
+    in none of them (nor in the store)."""
+    db = tmp_path / "t.db"
+    faults = Faults(error_rate=0.3, secondary_rate=0.1, retry_after=0, seed=7, queue=[502])
+    with FakeGitHub(world(), {TOKEN: 4242}, faults=faults) as fake:
+        flaky = subprocess.run(_cli(fake, db) + ["--verbose"], env=_env(), capture_output=True,
+                               text=True, timeout=120)
+    with FakeGitHub(world(), {TOKEN: 4242}, faults=Faults(slow_s=0.5)) as fake:
+        env = _env() | {"PARITY_GITHUB_TIMEOUT_S": "0.1", "PARITY_GITHUB_RETRIES": "1"}
+        slow = subprocess.run(_cli(fake, tmp_path / "slow.db") + ["--verbose"], env=env,
+                              capture_output=True, text=True, timeout=120)
+    logs = flaky.stdout + flaky.stderr
+    assert flaky.returncode == 0, logs
+    assert "retry   HTTP 50" in logs and "secondary rate limit" in logs
+    timed_out = slow.stdout + slow.stderr
+    assert slow.returncode != 0 and "Timeout" in timed_out
+    assert TOKEN not in logs and TOKEN not in timed_out
+    assert "Authorization" not in logs + timed_out  # no request headers at all
+    for f in tmp_path.iterdir():
+        assert TOKEN.encode() not in f.read_bytes(), f
+
+
+def test_a_run_that_failed_is_synced_on_the_next_round(sqlite_engine, reference):
+    """A run whose sync fails keeps its list page from being marked as handled, so the next
+    sync lists the page again (no 304) and stores the run."""
+    once = replace(FAST, retries=0)
+    # the list page passes; the first run's next request answers 500, with no retry left
+    with FakeGitHub(world(), {TOKEN: 4242}, faults=Faults(queue=[None, 500])) as fake:
+        first = sync(sqlite_engine, fake, settings=once)
+        assert (first.runs_synced, first.runs_failed) == (2, 1)
+        assert first.errors and "500" in first.errors[0]
+        fake.faults.queue.clear()
+        second = sync(sqlite_engine, fake)
+    assert (second.runs_synced, second.runs_already, second.runs_failed) == (1, 2, 0)
+    got = snapshot(sqlite_engine)  # as if nothing had failed (stored in another order)
+    assert {k: sorted(v, key=repr) for k, v in got.items()} == \
+        {k: sorted(v, key=repr) for k, v in reference.items()}
+
+
 def test_run_lists_past_the_1000_cap_are_split_by_date(sqlite_engine):
     w = World(now=END)
     for i in range(1050):

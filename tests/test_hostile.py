@@ -104,6 +104,67 @@ def test_member_lying_about_its_size_stops_at_the_limit(sqlite_engine, tmp_path)
     assert report.rejected and "over the limit" in report.rejected[0].reason
 
 
+def _reasons(engine, archive, settings):
+    report = Ingester(engine, settings=settings).run([archive], IngestOptions())
+    return [f.reason for f in report.rejected], report.count("ingested")
+
+
+def test_each_zip_member_limit_refuses_on_its_own(sqlite_engine, tmp_path):
+    """Each check is pinned by its own message, so that removing one is noticed even though
+    a later check would still stop the member."""
+    import os
+
+    noise = os.urandom(200_000)  # does not compress: only the size check can refuse it
+    big = tmp_path / "big.zip"
+    with zipfile.ZipFile(big, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("r.xml", GOOD + noise)
+        zf.writestr("ok.xml", GOOD.replace(b'"test_a"', b'"test_big"'))
+    reasons, ok = _reasons(sqlite_engine, big, Settings(max_file_bytes=100_000))
+    assert reasons == [f"member declares {len(GOOD) + 200_000} bytes, over the limit"]
+    assert ok == 1
+    zeros = tmp_path / "zeros.zip"  # 2 MB of zeros: well under the size limit, ratio ~1000:1
+    with zipfile.ZipFile(zeros, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("z.xml", GOOD + b" " * 2_000_000)
+        zf.writestr("ok.xml", GOOD.replace(b'"test_a"', b'"test_zeros"'))
+    reasons, ok = _reasons(sqlite_engine, zeros, Settings(max_file_bytes=10_000_000))
+    assert len(reasons) == 1 and reasons[0].endswith(":1 looks like a zip bomb"), reasons
+    assert ok == 1
+    total = tmp_path / "total.zip"  # each member fine, together past the archive limit
+    with zipfile.ZipFile(total, "w", zipfile.ZIP_STORED) as zf:
+        for i in range(3):
+            zf.writestr(f"r{i}.xml", GOOD.replace(b'"test_a"', f'"test_{i}"'.encode())
+                        + b" " * 40_000)
+    reasons, ok = _reasons(sqlite_engine, total, Settings(max_archive_bytes=100_000))
+    assert reasons == ["archive expands past the total size limit"] and ok == 2
+
+
+def _lie_about_size(archive, declared: int) -> None:
+    """Rewrite the uncompressed size of the archive's only member in its local header and
+    in the central directory."""
+    data = bytearray(archive.read_bytes())
+    local = data.index(b"PK\x03\x04")
+    central = data.index(b"PK\x01\x02")
+    data[local + 22:local + 26] = declared.to_bytes(4, "little")
+    data[central + 24:central + 28] = declared.to_bytes(4, "little")
+    archive.write_bytes(bytes(data))
+
+
+def test_a_member_that_lies_about_its_size_is_refused(sqlite_engine, tmp_path):
+    """A header that declares 1 KB for a member that inflates to 50 MB passes the header
+    checks; reading stops at the declared size (zipfile's own bound, below our streaming
+    limit) and the member is refused as corrupt, with memory bounded."""
+    liar = tmp_path / "liar.zip"
+    with zipfile.ZipFile(liar, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("huge.xml", GOOD + b" " * 50_000_000)
+    _lie_about_size(liar, 1_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    reasons, ok = _reasons(sqlite_engine, liar, Settings())
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert ok == 0 and len(reasons) == 1
+    assert reasons[0].startswith("corrupt archive member") and "CRC" in reasons[0]
+    assert grown_mib < 40
+
+
 def test_absurd_size_is_refused_before_parsing(sqlite_engine, tmp_path):
     big = tmp_path / "big.json"
     big.write_bytes(b"[" + b"1," * 600_000 + b"1]")

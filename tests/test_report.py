@@ -87,7 +87,9 @@ def test_two_runs_give_the_same_files(demo_db, report_dir, tmp_path):
 
 
 def test_markdown_is_valid_github_markdown_with_intact_tables(report_dir):
-    from markdown_it import MarkdownIt
+    MarkdownIt = pytest.importorskip(
+        "markdown_it", reason="markdown-it-py is not installed (pip install -e '.[test]')"
+    ).MarkdownIt
 
     md = (report_dir / "report.md").read_text()
     html = MarkdownIt("commonmark").enable("table").render(md)

@@ -13,6 +13,7 @@ from parity.runners.detect import (AMD_SMI, NVIDIA_CSV, NVIDIA_Q, NVIDIA_TABLE, 
                             ROCMINFO, NoGpu, Recorded, detect, normalise_gfx, parse_nvidia_q,
                             parse_nvidia_table, parse_rocm_smi_json, parse_rocm_smi_text,
                             parse_rocminfo)
+from tests.samples import shared
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT.parent / "shared" / "fixtures" / "gpu-detect"
@@ -25,9 +26,7 @@ def cmd(c: list[str]) -> str:
 
 @pytest.fixture
 def real() -> Path:
-    if not REAL.is_dir():
-        pytest.skip("../shared/fixtures/gpu-detect is absent (real tool outputs live beside the checkout)")
-    return REAL
+    return shared(REAL, "real tool outputs live beside the checkout")
 
 
 def test_rocminfo_mi300x_keeps_gpu_agents_only(real):

@@ -43,6 +43,31 @@ def test_same_denominator_rule(build):
     assert rolled.iloc[0].same_denominator_rate == pytest.approx(0.25)
 
 
+def test_headline_and_weekly_report_rate_is_the_hand_count(build):
+    """The headline (Overview, weekly report) sums the suites' same-denominator counts: of
+    the tests the reference ran, the share AMD passed. Counted by hand:
+    kernels: NVIDIA ran a-d; AMD passed a (b failed, c skipped, d missing; e is extra).
+    models: NVIDIA ran x and y (z skipped: not in the denominator); AMD passed both.
+    Rate (1 + 2) / (4 + 2) = 0.5; NVIDIA's own (4 + 1) / 6."""
+    from parity.dashboard import report
+
+    build.tests("h100", dict(a="passed", b="passed", c="passed", d="passed"))
+    build.tests("mi300x", dict(a="passed", b="failed", c="skipped", e="passed"),
+                reasons={"c": "not supported on ROCm"})
+    build.tests("h100", dict(x="passed", y="failed", z="skipped"), suite="models")
+    build.tests("mi300x", dict(x="passed", y="passed", z="passed"), suite="models")
+    head = frames.headline(build.engine)
+    row = head.set_index(["framework", "amd_hardware"]).loc[("vllm", "mi300x")]
+    assert row["nvidia_hardware"] == "h100"
+    assert row["same_denominator_rate"] == pytest.approx(0.5)
+    assert row["nvidia_rate"] == pytest.approx(5 / 6)
+    assert (row["rate_lo"], row["rate_hi"]) == pytest.approx(wilson(3, 6))
+    week = report.weekly(build.engine, since="2026-11-01", until="2026-11-07")
+    weekly = week.tables["headline"].set_index(["framework", "amd_hardware"])
+    assert weekly.loc[("vllm", "mi300x"), "same_denominator_rate"] == pytest.approx(0.5)
+    assert "| 50.0 % |" in report.markdown(week)
+
+
 def test_skip_only_on_amd(build):
     build.tests("h100", dict(a="passed", c="passed", g="skipped"), reasons={"g": "requires 8 GPUs"})
     build.tests("mi300x", dict(a="passed", c="skipped", g="skipped"),
