@@ -76,6 +76,6 @@ def matrix(u: pd.DataFrame, rows: list[tuple[str, ...]], *, stale_days: float = 
                           "accuracy": acc, "task": task,
                           "stale": bool((newest - last) > pd.Timedelta(days=stale_days))})
     out = pd.DataFrame(cells).reindex(columns=COLUMNS)
-    out["stale"] = out["stale"].fillna(False).astype(bool)
+    out["stale"] = out["stale"].eq(True)  # no cell at all: a float column of NaN
     return out.sort_values(["framework", "parts", "capability", "vendor", "hardware"]) \
         .reset_index(drop=True)
