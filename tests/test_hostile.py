@@ -77,7 +77,10 @@ def test_zip_traversal_and_absolute_members_are_refused(sqlite_engine, tmp_path)
     reasons = {f.name.split("!")[1]: f.reason for f in report.rejected}
     assert "traversal" in reasons["../../evil.xml"] and "absolute" in reasons["/abs.xml"]
     assert report.count("ingested") == 1
-    assert not (tmp_path.parent / "evil.xml").exists()
+    # members are never extracted to disk: the refusals are recorded, nothing else is kept
+    with sqlite_engine.connect() as conn:
+        refused = {p.split("!")[1] for p, in conn.execute(select(IngestError.path))}
+    assert refused == {"../../evil.xml", "/abs.xml"}
 
 
 def test_zip_bomb_is_refused_with_bounded_memory(sqlite_engine, tmp_path):
