@@ -17,7 +17,7 @@ from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select,
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
-from parity.db import state
+from parity.db import retention, state
 from parity.db import vectors as vec
 from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
@@ -187,7 +187,8 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
             *, notable: bool = False) -> pd.DataFrame:
     """Raw test rows of the given jobs with their identity: all of them, only those of some
     tests (`parity_ids`, looked up by key, job by job), or only the notable ones (failed,
-    errored or rerun: `notable=True`, read through their partial index)."""
+    errored or rerun: `notable=True`, read through their partial index). For a job whose
+    plain passed rows retention dropped, those rows come back from its vector, exactly."""
     job_pks = sorted({int(j) for j in job_pks})
     tests = None if parity_ids is None else test_pks(engine, parity_ids)
     frames = []
@@ -206,9 +207,55 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
                         TestResult.test_pk.in_(tests[k:k + CHUNK]))))
             else:
                 frames.append(_read_plain(engine, stmt))
+    frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
+    if not notable and job_pks and (tests is None or tests):
+        frames += _pruned_rows(engine, job_pks, tests, frames)
     if not frames:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+
+
+def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
+                 raw: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """The plain passed rows (`db.retention.PLAIN`) of the pruned jobs among `job_pks`,
+    rebuilt from their vectors: passed, not rerun, no skip, and no row left in the store."""
+    with engine.connect() as conn:
+        pruned = sorted(retention.pruned_jobs(conn, job_pks))
+        if not pruned:
+            return []
+        vectors = state.read(conn, pruned)
+    kept = pd.concat(raw, ignore_index=True)[["job_pk", "test_pk"]] if raw else \
+        pd.DataFrame(columns=["job_pk", "test_pk"])
+    passed = vec.OUTCOMES.index("passed")
+    jobs, ids = [], []
+    for job_pk in pruned:
+        v = vectors.get(job_pk)
+        if v is None:
+            continue
+        mine = v.ids[(v.outcomes == passed) & (v.skips == 0) & (v.reruns == 0)]
+        if tests is not None:
+            mine = mine[np.isin(mine, tests)]
+        left = kept.loc[kept["job_pk"] == job_pk, "test_pk"].to_numpy(dtype=np.int64)
+        mine = mine[~np.isin(mine, left)]
+        jobs.append(np.full(len(mine), job_pk, np.int64))
+        ids.append(mine)
+    if not ids or not sum(len(i) for i in ids):
+        return []
+    rows = pd.DataFrame({"job_pk": np.concatenate(jobs), "test_pk": np.concatenate(ids)})
+    wanted = np.unique(rows["test_pk"]).tolist()
+    names = []
+    with engine.connect() as conn:
+        for i in range(0, len(wanted), CHUNK):
+            names += conn.execute(select(TestCase.id, TestCase.parity_id, TestCase.parity_key,
+                                         TestCase.group_name)
+                                  .where(TestCase.id.in_(wanted[i:i + CHUNK]))).all()
+    identity = pd.DataFrame(names, columns=["test_pk", "parity_id", "parity_key", "group_name"])
+    rows = rows.merge(identity, on="test_pk", how="left").assign(
+        outcome="passed", rerun_count=0, message=None, skip_category=None)
+    if raw:  # the dtypes the rows would have had, read with the others
+        proto = pd.concat(raw, ignore_index=True)
+        rows = rows.astype({c: proto[c].dtype for c in RESULT_COLUMNS})
+    return [rows]
 
 
 def _require_vectors(engine: Engine) -> None:

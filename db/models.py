@@ -113,6 +113,9 @@ class CiJob(Base):
     created_at: Mapped[datetime | None] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # when retention dropped this job's plain passed rows (`db.retention`): its vector is
+    # then the record of them, and a rebuild keeps it instead of deriving it again
+    raw_pruned_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class Artifact(Base):

@@ -5,7 +5,8 @@ The writer adds a report's tests to its job's vector in the transaction that sto
 report's results, so the two never disagree and a killed ingest leaves neither. `complete()`
 fills the vectors of jobs that have results but no vector (a store upgraded from before the
 table existed); `rebuild()` derives every vector again from the raw rows, which must give
-exactly what ingest maintained (a test checks it).
+exactly what ingest maintained (a test checks it), except for jobs whose plain rows
+retention dropped (`db.retention`): their vectors are kept as they are.
 """
 from __future__ import annotations
 
@@ -85,8 +86,10 @@ def _fill(engine: Engine, job_pks: list[int], echo: Callable[[str], None]) -> in
 
 
 def _jobs_with_results(conn: Connection, without_vector: bool = False) -> list[int]:
-    """Jobs that have results (one key lookup per job, not a scan of the results)."""
-    stmt = select(CiJob.id).where(exists().where(TestResult.job_pk == CiJob.id))
+    """Jobs that have results (one key lookup per job, not a scan of the results), except
+    pruned ones: their vector is the record of the rows retention dropped."""
+    stmt = select(CiJob.id).where(exists().where(TestResult.job_pk == CiJob.id),
+                                  CiJob.raw_pruned_at.is_(None))
     if without_vector:
         stmt = stmt.where(~exists().where(JobOutcome.job_pk == CiJob.id))
     return list(conn.execute(stmt.order_by(CiJob.id)).scalars())
@@ -106,7 +109,9 @@ def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> 
     with engine.connect() as conn:
         jobs = _jobs_with_results(conn)
     done = _fill(engine, jobs, echo)
-    with engine.begin() as conn:  # jobs whose results are gone keep no vector
+    with engine.begin() as conn:  # jobs whose results are gone keep no vector (unless pruned)
         t = JobOutcome.__table__
-        conn.execute(delete(t).where(~exists().where(TestResult.job_pk == t.c.job_pk)))
+        conn.execute(delete(t).where(~exists().where(TestResult.job_pk == t.c.job_pk),
+                                     ~exists().where(CiJob.id == t.c.job_pk,
+                                                     CiJob.raw_pruned_at.is_not(None))))
     return done

@@ -67,6 +67,30 @@ def cmd_db_rebuild_state(args) -> int:
     return 0
 
 
+def cmd_db_prune(args) -> int:
+    from datetime import datetime, timedelta, timezone
+
+    from parity.db import retention, store
+    from parity.db.settings import Settings
+
+    days = args.days or Settings.from_env().raw_retention_days
+    if not days:
+        print("nothing to do: give --days N or set PARITY_RAW_RETENTION_DAYS", file=sys.stderr)
+        return 2
+    eng = engine(args)
+    upgrade(eng)
+    before = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(days=days)
+    if args.dry_run:
+        print(f"would prune {len(retention.prunable(eng, before)):,} jobs of runs created "
+              f"before {before:%Y-%m-%d %H:%M} UTC")
+        return 0
+    done = retention.prune(eng, before, echo=print)
+    store.analyze(eng)
+    print(f"pruned {done.rows:,} plain passed results of {done.jobs:,} jobs of runs created "
+          f"before {before:%Y-%m-%d %H:%M} UTC (their outcome vectors keep them)")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from parity.collectors.demo import build, plan
 
@@ -105,6 +129,12 @@ def add(sub) -> None:
     dbsub.add_parser("rebuild-state", help="derive the state kept with the results (per-job "
                      "outcome vectors) again from the raw rows").set_defaults(
         func=cmd_db_rebuild_state)
+    prune = dbsub.add_parser("prune", help="drop the plain passed results of old runs; their "
+                             "outcome vectors keep what every view shows")
+    prune.add_argument("--days", type=int, help="runs older than this many days (default: "
+                       "PARITY_RAW_RETENTION_DAYS)")
+    prune.add_argument("--dry-run", action="store_true", help="only say how many jobs")
+    prune.set_defaults(func=cmd_db_prune)
 
     demo = sub.add_parser("demo", help="fill the store with a deterministic demo history")
     demo.add_argument("--days", type=int, help="nights (default 60; 365 with --size year)")
