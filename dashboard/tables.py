@@ -224,24 +224,24 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
         if not pruned:
             return []
         vectors = state.read(conn, pruned)
-    kept = pd.concat(raw, ignore_index=True)[["job_pk", "test_pk"]] if raw else \
-        pd.DataFrame(columns=["job_pk", "test_pk"])
     passed = vec.OUTCOMES.index("passed")
     jobs, ids = [], []
-    for job_pk in pruned:
-        v = vectors.get(job_pk)
-        if v is None:
-            continue
+    for job_pk, v in vectors.items():
         mine = v.ids[(v.outcomes == passed) & (v.skips == 0) & (v.reruns == 0)]
         if tests is not None:
-            mine = mine[np.isin(mine, tests)]
-        left = kept.loc[kept["job_pk"] == job_pk, "test_pk"].to_numpy(dtype=np.int64)
-        mine = mine[~np.isin(mine, left)]
+            mine = mine[np.isin(mine, tests, assume_unique=True)]
         jobs.append(np.full(len(mine), job_pk, np.int64))
         ids.append(mine)
     if not ids or not sum(len(i) for i in ids):
         return []
     rows = pd.DataFrame({"job_pk": np.concatenate(jobs), "test_pk": np.concatenate(ids)})
+    if raw:  # a test with a row left in its job (a message, say) is not rebuilt
+        kept = pd.concat([f[["job_pk", "test_pk"]] for f in raw], ignore_index=True)
+        kept = kept.astype(np.int64).drop_duplicates().assign(_kept=True)
+        rows = rows.merge(kept, on=["job_pk", "test_pk"], how="left")
+        rows = rows.loc[rows["_kept"].isna(), ["job_pk", "test_pk"]]
+        if rows.empty:
+            return []
     wanted = np.unique(rows["test_pk"]).tolist()
     names = []
     with engine.connect() as conn:
