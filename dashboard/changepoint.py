@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -133,16 +134,20 @@ def noise(y: np.ndarray) -> float:
     return float(np.std(np.diff(y)) / math.sqrt(2)) if len(y) > 2 else 0.0
 
 
-def intervals(n: int, min_size: int = MIN_SIZE) -> list[tuple[int, np.ndarray]]:
+@lru_cache(maxsize=512)
+def intervals(n: int, min_size: int = MIN_SIZE) -> tuple[tuple[int, np.ndarray], ...]:
     """The seeded intervals of a series of n points: (length, start positions) per layer,
-    from the whole series down to 2 * min_size + 2 points. Deterministic."""
+    from the whole series down to 2 * min_size + 2 points. Deterministic (and cached: the
+    arrays are shared, never to be written)."""
     out, length = [], float(n)
     while round(length) >= 2 * min_size + 2:
         size = int(round(length))
         count = math.ceil(OVERLAP * (n - size) / size) + 1
-        out.append((size, np.unique(np.round(np.linspace(0, n - size, count)).astype(int))))
+        starts = np.unique(np.round(np.linspace(0, n - size, count)).astype(int))
+        starts.flags.writeable = False
+        out.append((size, starts))
         length *= DECAY
-    return out
+    return tuple(out)
 
 
 def penalty(length: int, n: int) -> float:

@@ -148,7 +148,7 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
                            align_hours)
         engine = tables.open_store(store)
         amd_jobs = [j for js in aligned["amd_jobs"] for j in js]
-        failing = tables.results(engine, amd_jobs, notable=True)
+        failing = tables.notable(engine, amd_jobs)
         failing = failing.loc[failing["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
         results = tables.results(engine, _pair_jobs(aligned), failing)
     else:
@@ -220,9 +220,9 @@ def _last_failure_messages(engine, rows: pd.DataFrame, jobs: pd.DataFrame) -> pd
     lane = failed["job_pk"].map(dict(zip(jobs["job_pk"], zip(*[jobs[c] for c in outcomes.LANE]))))
     last = failed.assign(_when=when, _lane=lane).sort_values("_when", kind="stable") \
         .groupby(["_lane", "parity_id"], sort=False).tail(1)
-    read = [tables.results(engine, [job], tests.unique(), notable=True)
-            for job, tests in last.groupby("job_pk")["parity_id"]]
-    res = outcomes.reduce_tests(pd.concat(read, ignore_index=True), ["job_pk"])
+    res = tables.results(engine, last["job_pk"].unique(), last["parity_id"].unique(),
+                         notable=True)  # one read; pairs outside `last` are left unused
+    res = outcomes.reduce_tests(res, ["job_pk"])
     message = dict(zip(zip(res["job_pk"], res["parity_id"]), res["message"]))
     out.loc[last.index] = [message.get(k) for k in zip(last["job_pk"], last["parity_id"])]
     return out
@@ -436,7 +436,7 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
         last = last[last["run_at"] == latest]
         failing = last[(last["failed"] + last["error"]) > 0]
         if not failing.empty:
-            res = tables.results(engine, failing["job_pk"], notable=True)
+            res = tables.notable(engine, failing["job_pk"])
             res = res[res["outcome"].isin(outcomes.FAILED)].merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
             hist = _history(store, jobs, res)
@@ -476,7 +476,7 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
-    res = tables.results(tables.open_store(store), suspect["job_pk"], notable=True)
+    res = tables.notable(tables.open_store(store), suspect["job_pk"])
     hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"),
                     messages=False)
     out = outcomes.flakiness(hist)

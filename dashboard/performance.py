@@ -88,17 +88,23 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
         return pd.DataFrame(columns=cols)
     rows = []
     nvidia_hw = values[values["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
-    for key, s in values.groupby(SERIES, sort=False, dropna=False):
+    v = values.sort_values("run_at", kind="stable").reset_index(drop=True)
+    numbers, when = v["value"].to_numpy(dtype=float), v["run_at"].to_numpy()
+    series: dict[tuple, dict[str, tuple[str, np.ndarray]]] = {}  # key -> hardware -> rows
+    for key, at in sorted(v.groupby(SERIES + ["vendor", "hardware"], sort=False,
+                                    dropna=False).indices.items(), key=lambda kv: kv[1][0]):
+        series.setdefault(key[:len(SERIES)], {})[key[-1]] = (key[-2], at)
+    for key, sides in series.items():  # in order of first appearance, as the runs came
         fw = key[0]
         present = nvidia_hw.get(fw, set())
-        for hw, a in s[s["vendor"] == "amd"].groupby("hardware"):
+        for hw in sorted(h for h, (vendor, _) in sides.items() if vendor == "amd"):
             ref_hw = reference(hw, present)
-            b = s[s["hardware"] == ref_hw]
-            if b.empty:
+            if ref_hw not in sides:
                 continue
-            a_vals, b_vals = a["value"].tail(runs), b["value"].tail(runs)
+            a, b = sides[hw][1], sides[ref_hw][1]
+            a_vals, b_vals = numbers[a][-runs:], numbers[b][-runs:]
             ratio, lo, hi = ratio_interval(a_vals, b_vals, level)
-            first = a.iloc[-1]
+            first = v.iloc[a[-1]]
             lower = first["direction"] == "lower"
             row = dict(zip(SERIES, key))
             row.update(config=config_label(first), amd_hardware=hw, nvidia_hardware=ref_hw,
@@ -108,7 +114,7 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
                        ratio_lo=lo, ratio_hi=hi,
                        perf_ratio=1 / ratio if lower else ratio,
                        perf_lo=1 / hi if lower else lo, perf_hi=1 / lo if lower else hi,
-                       amd_last_run=a["run_at"].iloc[-1], nvidia_last_run=b["run_at"].iloc[-1])
+                       amd_last_run=when[a[-1]], nvidia_last_run=when[b[-1]])
             row.update({c: first[c] for c in CONFIG_COLUMNS})
             rows.append(row)
     out = pd.DataFrame(rows, columns=cols)

@@ -72,12 +72,17 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
     rows = []
     if values.empty:
         return pd.DataFrame(columns=COLUMNS)
-    for key, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
-        s = s.sort_values("run_at")
-        if len(s) < 2 * changepoint.MIN_SIZE:
+    values = values.sort_values("run_at", kind="stable").reset_index(drop=True)
+    numbers = values["value"].to_numpy(dtype=float)
+    groups = values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False).indices
+    for key, at_rows in groups.items():  # each series' rows, oldest first
+        if len(at_rows) < 2 * changepoint.MIN_SIZE:
             continue
-        found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect,
+        found = changepoint.detect(numbers[at_rows], min_effect=min_effect,
                                    min_after=min_after)
+        if not found.changes and found.drift is None:
+            continue  # most series: nothing to say, and no frame to build
+        s = values.iloc[at_rows]
         last = s.iloc[-1]
         subject = f"{last['model']} {last['metric']} {config_label(last)}".strip()
         where = dict(kind="performance", framework=key[0], vendor=key[-2], hardware=key[-1],

@@ -198,7 +198,7 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
                        TestResult.rerun_count, TestResult.message, TestResult.skip_category)
                 .join(TestCase, TestCase.id == TestResult.test_pk))
         if notable:
-            base = base.where(text(f"({NOTABLE})"))
+            base = _notable_rows(base)
         for i in range(0, len(job_pks), CHUNK):
             stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
             if tests is not None:
@@ -213,6 +213,43 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     if not frames:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+
+
+def notable(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
+    """The failed, errored and rerun rows of these jobs, without their texts: job, test,
+    parity id, outcome, rerun count. What the history views need to know which tests to
+    follow (a message can be 64 KiB; reading them all cost most of those views' time)."""
+    job_pks = sorted({int(j) for j in job_pks})
+    cols = ["job_pk", "test_pk", "parity_id", "outcome", "rerun_count"]
+    base = _notable_rows(select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
+                                TestResult.rerun_count))
+    frames = [_read_plain(engine, base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK])))
+              for i in range(0, len(job_pks), CHUNK)]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(frames, ignore_index=True)
+    ids = out["test_pk"].to_numpy(dtype=np.int64)
+    parity = ids.copy()  # a test's parity id is its own id unless it has a vendor word
+    alias = aliases(engine)
+    if alias:
+        keys = np.fromiter(alias.keys(), np.int64, len(alias))
+        values = np.fromiter(alias.values(), np.int64, len(alias))
+        order = np.argsort(keys)
+        keys, values = keys[order], values[order]
+        pos = np.minimum(np.searchsorted(keys, ids), len(keys) - 1)
+        hit = keys[pos] == ids
+        parity[hit] = values[pos[hit]]
+    out["parity_id"] = parity
+    return out[cols]
+
+
+def _notable_rows(stmt):
+    """Only the notable rows, read through their partial index (SQLite's planner, without
+    statistics, would rather scan each job's rows by the key: 0.39 s against 0.16 s for
+    the 108,000 notable rows of a 10M store's fortnight)."""
+    return stmt.where(text(f"({NOTABLE})")).with_hint(
+        TestResult, "INDEXED BY ix_test_result_notable", "sqlite")
 
 
 def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
