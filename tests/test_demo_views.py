@@ -33,7 +33,7 @@ def test_throughput_step_is_the_top_regression(demo_db):
     assert history.loc[history["change"], "run_at"].tolist() == [top["when"]]
 
 
-def test_a_fixed_regression_shows_when_it_started_and_recovered(demo_db):
+def test_a_fixed_regression_shows_when_it_started_and_recovered(demo_db, capsys):
     """MI325X DeepSeek-R1 at concurrency 16 lost 8 % of its throughput for eight nights: the
     findings, the history and the weekly report show both ends of it."""
     from parity.dashboard import report
@@ -63,6 +63,12 @@ def test_a_fixed_regression_shows_when_it_started_and_recovered(demo_db):
                 and "total_token_throughput" in r)
     assert "2026-11-16" in line and "2026-11-24" in line and "| 8 |" in line
     assert charts.regressions(found).to_dict()
+    from parity.cli import main
+
+    assert main(["--db", str(demo_db), "summary"]) == 0
+    printed = [line for line in capsys.readouterr().out.splitlines()
+               if line.lstrip().startswith("recovered") and "total_token_throughput" in line]
+    assert len(printed) == 1 and "2026-11-16 2026-11-24" in printed[0]
 
 
 def test_accuracy_cliff_at_one_concurrency_only(demo_db):

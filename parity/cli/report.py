@@ -65,13 +65,15 @@ def cmd_summary(args) -> int:
             for c in ("same_denominator_rate", "nvidia_rate"):
                 out[c] = (out[c] * 100).round(1)
             print(out.to_string(index=False))
-        open_ = found[found["status"].isin(["regression", "cliff", "drop"])]
+        open_ = found[found["status"].isin(["regression", "cliff", "drop", "recovered"])]
         if not open_.empty:
-            print("\nperformance regressions and accuracy cliffs")
-            out = open_[["status", "framework", "hardware", "subject", "when", "size"]].copy()
+            print("\nperformance regressions (open, or recovered) and accuracy cliffs")
+            out = open_[["status", "framework", "hardware", "subject", "when", "recovered",
+                         "size"]].copy()
             out["when"] = out["when"].dt.strftime("%Y-%m-%d")
+            out["recovered"] = out["recovered"].dt.strftime("%Y-%m-%d").fillna("-")
             out["size"] = (out["size"] * 100).round(1).astype(str) + " %"
-            print(out.head(10).to_string(index=False))
+            print(out.head(12).to_string(index=False))
     return 0
 
 
