@@ -227,7 +227,8 @@ def regressions(df: pd.DataFrame) -> alt.Chart:
     d["magnitude"] = d["size"].astype(float).abs() if not d.empty else pd.Series(dtype=float)
     base = alt.Chart(d)
     points = base.mark_point(filled=True).encode(
-        x=alt.X("when:T"), y=alt.Y("hardware:N", title=None),
+        x=alt.X("when:T", title="when (a bar: until it recovered)"),
+        y=alt.Y("hardware:N", title=None),
         color=alt.Color("status:N", scale=STATUS_COLOURS), shape="kind:N",
         size=alt.Size("confidence:Q", scale=alt.Scale(range=[40, 400])),
         tooltip=_tips(d))
