@@ -208,11 +208,12 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
             else:
                 frames.append(_read_plain(engine, stmt))
     frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
+    raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
     if not notable and job_pks and (tests is None or tests):
-        frames += _pruned_rows(engine, job_pks, tests, frames)
-    if not frames:
-        return pd.DataFrame(columns=RESULT_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[RESULT_COLUMNS]
+        rebuilt = _pruned_rows(engine, job_pks, tests, raw)
+        if rebuilt is not None:
+            return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
+    return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
 
 
 def notable(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
@@ -229,18 +230,9 @@ def notable(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True)
-    ids = out["test_pk"].to_numpy(dtype=np.int64)
-    parity = ids.copy()  # a test's parity id is its own id unless it has a vendor word
-    alias = aliases(engine)
-    if alias:
-        keys = np.fromiter(alias.keys(), np.int64, len(alias))
-        values = np.fromiter(alias.values(), np.int64, len(alias))
-        order = np.argsort(keys)
-        keys, values = keys[order], values[order]
-        pos = np.minimum(np.searchsorted(keys, ids), len(keys) - 1)
-        hit = keys[pos] == ids
-        parity[hit] = values[pos[hit]]
-    out["parity_id"] = parity
+    # a test's parity id is its own id unless it has a vendor word
+    out["parity_id"] = vec.Aliases(aliases(engine)).parity_ids(
+        out["test_pk"].to_numpy(dtype=np.int64))
     return out[cols]
 
 
@@ -253,13 +245,14 @@ def _notable_rows(stmt):
 
 
 def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
-                 raw: list[pd.DataFrame]) -> list[pd.DataFrame]:
+                 raw: pd.DataFrame | None) -> pd.DataFrame | None:
     """The plain passed rows (`db.retention.PLAIN`) of the pruned jobs among `job_pks`,
-    rebuilt from their vectors: passed, not rerun, no skip, and no row left in the store."""
+    rebuilt from their vectors: passed, not rerun, no skip, and no row left in the store
+    (`raw`, the rows read). None when there are none."""
     with engine.connect() as conn:
         pruned = sorted(retention.pruned_jobs(conn, job_pks))
         if not pruned:
-            return []
+            return None
         vectors = state.read(conn, pruned)
     passed = vec.OUTCOMES.index("passed")
     jobs, ids = [], []
@@ -270,15 +263,14 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
         jobs.append(np.full(len(mine), job_pk, np.int64))
         ids.append(mine)
     if not ids or not sum(len(i) for i in ids):
-        return []
+        return None
     rows = pd.DataFrame({"job_pk": np.concatenate(jobs), "test_pk": np.concatenate(ids)})
-    if raw:  # a test with a row left in its job (a message, say) is not rebuilt
-        kept = pd.concat([f[["job_pk", "test_pk"]] for f in raw], ignore_index=True)
-        kept = kept.astype(np.int64).drop_duplicates().assign(_kept=True)
+    if raw is not None:  # a test with a row left in its job (a message, say) is not rebuilt
+        kept = raw[["job_pk", "test_pk"]].astype(np.int64).drop_duplicates().assign(_kept=True)
         rows = rows.merge(kept, on=["job_pk", "test_pk"], how="left")
         rows = rows.loc[rows["_kept"].isna(), ["job_pk", "test_pk"]]
         if rows.empty:
-            return []
+            return None
     wanted = np.unique(rows["test_pk"]).tolist()
     names = []
     with engine.connect() as conn:
@@ -288,11 +280,10 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
                                   .where(TestCase.id.in_(wanted[i:i + CHUNK]))).all()
     identity = pd.DataFrame(names, columns=["test_pk", "parity_id", "parity_key", "group_name"])
     rows = rows.merge(identity, on="test_pk", how="left").assign(
-        outcome="passed", rerun_count=0, message=None, skip_category=None)
-    if raw:  # the dtypes the rows would have had, read with the others
-        proto = pd.concat(raw, ignore_index=True)
-        rows = rows.astype({c: proto[c].dtype for c in RESULT_COLUMNS})
-    return [rows]
+        outcome="passed", rerun_count=0, message=None, skip_category=None)[RESULT_COLUMNS]
+    if raw is not None:  # the dtypes the rows would have had, read with the others
+        rows = rows.astype(raw.dtypes.to_dict())
+    return rows
 
 
 def _require_vectors(engine: Engine) -> None:

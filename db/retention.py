@@ -66,9 +66,10 @@ def prune(engine: Engine, before: datetime,
 def pruned_jobs(conn, job_pks: list[int]) -> set[int]:
     """Which of these jobs have been pruned."""
     out: set[int] = set()
-    for i in range(0, len(job_pks), 500):
+    for i in range(0, len(job_pks), state.CHUNK):
         out.update(conn.execute(select(CiJob.id).where(
-            CiJob.id.in_(job_pks[i:i + 500]), CiJob.raw_pruned_at.is_not(None))).scalars())
+            CiJob.id.in_(job_pks[i:i + state.CHUNK]), CiJob.raw_pruned_at.is_not(None)))
+            .scalars())
     return out
 
 

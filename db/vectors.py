@@ -103,16 +103,26 @@ class Aliases:
         self.keys = np.array([k for k, _ in items], np.int64)
         self.values = np.array([v for _, v in items], np.int64)
 
+    def parity_ids(self, ids: np.ndarray) -> np.ndarray:
+        """The parity id of each test id: its alias's where it has one, else itself (the
+        input array when nothing maps)."""
+        if not len(self.keys) or not len(ids):
+            return ids
+        pos = np.minimum(np.searchsorted(self.keys, ids), len(self.keys) - 1)
+        hit = self.keys[pos] == ids
+        if not hit.any():
+            return ids
+        out = ids.copy()
+        out[hit] = self.values[pos[hit]]
+        return out
+
 
 def remap(vector: Vector, aliases: Aliases | None) -> Vector:
     """The vector keyed by parity id: a test id that names a vendor spelling maps to its
     parity id; the others are their own parity id."""
-    if aliases is None or not len(aliases.keys) or not len(vector):
+    if aliases is None or not len(vector):
         return vector
-    pos = np.minimum(np.searchsorted(aliases.keys, vector.ids), len(aliases.keys) - 1)
-    hit = aliases.keys[pos] == vector.ids
-    if not hit.any():
+    ids = aliases.parity_ids(vector.ids)
+    if ids is vector.ids:
         return vector
-    ids = vector.ids.copy()
-    ids[hit] = aliases.values[pos[hit]]
     return reduce(ids, vector.outcomes, vector.skips, vector.reruns)
