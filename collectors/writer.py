@@ -63,6 +63,10 @@ class Provenance:
     cuda_version: str = ""
     hardware: list[str] = field(default_factory=list)  # names to identify, best first
     capabilities: list[str] = field(default_factory=list)  # as a manifest states them
+    exit_status: int | None = None  # Buildkite: the job's process exit status
+    signal_reason: str = ""  # Buildkite: why the agent stopped the job (infrastructure)
+    soft_failed: bool = False  # Buildkite: a failure the step allows
+    retried_in: str = ""  # Buildkite: the job that retried this attempt
 
 
 @dataclass
@@ -265,7 +269,9 @@ class Writer:
             conclusion=prov.job_conclusion, url=prov.job_url,
             created_at=prov.job_created_at or prov.run_created_at,
             started_at=prov.job_started_at or prov.run_started_at,
-            completed_at=prov.job_completed_at or prov.run_completed_at)
+            completed_at=prov.job_completed_at or prov.run_completed_at,
+            exit_status=prov.exit_status, signal_reason=prov.signal_reason[:32],
+            soft_failed=prov.soft_failed, retried_in=prov.retried_in[:100])
 
     def _write_part(self, conn: Connection, result: ParseResult, prov: Provenance,
                     art: ArtifactInfo) -> tuple[str, int]:

@@ -34,10 +34,17 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=LANE + ["vendor", "run_pk", "commit", "run_at", "job_pks",
                                             "total", "run_url"])
     g = jobs.groupby(LANE + ["vendor", "run_pk"], as_index=False, dropna=False)
-    out = g.agg(commit=("commit", "first"), run_at=("run_at", "min"),
-                job_pks=("job_pk", lambda s: tuple(sorted(s))), total=("total", "sum"),
-                run_url=("run_url", "first"))
-    return out.sort_values("run_at").reset_index(drop=True)
+    agg = dict(commit=("commit", "first"), run_at=("run_at", "min"),
+               job_pks=("job_pk", lambda s: tuple(sorted(s))), total=("total", "sum"),
+               run_url=("run_url", "first"))
+    if "attempt" in jobs.columns:
+        agg["attempt"] = ("attempt", "max")
+    out = g.agg(**agg)
+    # attempts of one run start together: the later attempt is the later lane run (a
+    # Buildkite build's retried job attempts are its attempt 0, its final jobs attempt 1)
+    order = ["run_at", "attempt", "run_pk"] if "attempt" in out.columns else ["run_at", "run_pk"]
+    return out.sort_values(order, kind="stable").drop(columns="attempt", errors="ignore") \
+        .reset_index(drop=True)
 
 
 def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,

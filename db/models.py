@@ -116,6 +116,14 @@ class CiJob(Base):
     # when retention dropped this job's plain passed rows (`db.retention`): its vector is
     # then the record of them, and a rebuild keeps it instead of deriving it again
     raw_pruned_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # how the job ended where the CI says more than a conclusion (Buildkite): the process
+    # exit status, why the agent stopped it (agent_stop, cancel, ...: an infrastructure kill
+    # rather than a test failure), whether its failure was allowed (soft fail), and the job
+    # that retried it (set on every attempt but the final one)
+    exit_status: Mapped[int | None] = mapped_column(Integer)
+    signal_reason: Mapped[str] = mapped_column(String(32), default="")
+    soft_failed: Mapped[bool] = mapped_column(Boolean, default=False)
+    retried_in: Mapped[str] = mapped_column(String(100), default="")
 
 
 class Artifact(Base):
@@ -428,3 +436,19 @@ class JobCapability(Base):
                                         primary_key=True)
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     source: Mapped[str] = mapped_column(String(16), default="name")  # name | manifest
+
+
+class SourceSync(Base):
+    """The last sync of each source of `parity.toml` (or of a `parity collect` command):
+    when it was tried, when it last succeeded, and what it said. The app marks a source
+    that has not synced successfully for a day as stale."""
+
+    __tablename__ = "source_sync"
+
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(32))  # github | buildkite | ...
+    target: Mapped[str] = mapped_column(String(500), default="")  # repository or org/pipelines
+    last_attempt_at: Mapped[datetime] = mapped_column(DateTime)
+    last_success_at: Mapped[datetime | None] = mapped_column(DateTime)
+    status: Mapped[str] = mapped_column(String(16))  # ok | failed | stopped
+    message: Mapped[str] = mapped_column(Text, default="")

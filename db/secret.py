@@ -33,3 +33,9 @@ def read_token(env: Mapping[str, str] | None = None, token_file: str | None = No
     else:
         value = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
     return Secret(value) if value else None
+
+
+def read_file_secret(path: str) -> Secret | None:
+    """A token kept in a file (`--token-file`); None when the file is empty."""
+    value = Path(path).read_text(encoding="utf-8").strip()
+    return Secret(value) if value else None

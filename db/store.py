@@ -27,6 +27,7 @@ from parity.db.models import (
     IngestError,
     JobCapability,
     RunnerSnapshot,
+    SourceSync,
     SyncCheckpoint,
     SyncedRun,
     TestCase,
@@ -315,3 +316,22 @@ def add_capabilities(conn: Connection, job_pk: int, names: dict[str, str]) -> No
     if names:
         conn.execute(_insert(conn, JobCapability.__table__).on_conflict_do_nothing(),
                      [{"job_pk": job_pk, "name": n, "source": src} for n, src in sorted(names.items())])
+
+
+def record_source_sync(conn: Connection, name: str, kind: str, target: str, status: str,
+                       message: str = "") -> None:
+    """Note one sync of a source: its outcome now, and when it last succeeded."""
+    table = SourceSync.__table__
+    now = utcnow()
+    values = dict(name=name[:200], kind=kind[:32], target=target[:500], last_attempt_at=now,
+                  status=status[:16], message=message[:2000])
+    if status == "ok":
+        values["last_success_at"] = now
+    stmt = _insert(conn, table).values(**values)
+    conn.execute(stmt.on_conflict_do_update(
+        index_elements=["name"], set_={k: stmt.excluded[k] for k in values if k != "name"}))
+
+
+def source_syncs(conn: Connection) -> list[dict]:
+    t = SourceSync.__table__
+    return [dict(r._mapping) for r in conn.execute(select(t).order_by(t.c.name))]

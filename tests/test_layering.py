@@ -93,10 +93,20 @@ def test_dashboard_never_talks_to_github():
     assert not bad, f"dashboard modules import an HTTP/GitHub client: {bad}"
 
 
-def test_one_module_per_package_talks_to_github():
-    for package in ("parity.collectors", "parity.runners"):
-        users = [p.name for pkg, p in _modules() if pkg == package and _imports(p) & GITHUB_CLIENTS]
-        assert len(users) <= 1, f"{package}: several modules talk to GitHub: {users}"
+# the one module per package that may hold an HTTP client, for each CI host it talks to
+TALKERS = {"parity.collectors": {"github.py": "github", "buildkite.py": "buildkite"},
+           "parity.runners": {"github.py": "github"}}
+
+
+def test_one_module_per_package_talks_to_each_ci_host():
+    """GitHub through `github.py`, Buildkite through `buildkite.py`; no other module of a
+    package imports an HTTP client, and neither client module names the other's host."""
+    for package, talkers in TALKERS.items():
+        users = {p.name for pkg, p in _modules() if pkg == package and _imports(p) & GITHUB_CLIENTS}
+        assert users <= set(talkers), f"{package}: modules that talk HTTP: {sorted(users)}"
+    folder = ROOT / "collectors"
+    assert "github.com" not in (folder / "buildkite.py").read_text(encoding="utf-8")
+    assert "buildkite.com" not in (folder / "github.py").read_text(encoding="utf-8")
 
 
 def test_no_utils_modules():

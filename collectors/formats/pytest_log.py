@@ -1,6 +1,9 @@
 """pytest console output, for jobs that upload no report: the `short test summary info`
 block (per-test FAILED/ERROR/XPASS/XFAIL/PASSED lines) and the final counts line of every
-pytest session in the log. ANSI colours and CI timestamps are stripped first."""
+pytest session in the log. ANSI colours and CI timestamps (GitHub's leading ISO stamp,
+Buildkite's `_bk;t=…` markers and `[…Z]` stamps) are stripped first. Lines that vLLM's AMD
+runner prefixes with `>>Shard N: ` (eight pytest processes writing to one log at once) are
+read as one log per shard, so interleaved summaries stay apart."""
 from __future__ import annotations
 
 import re
@@ -16,9 +19,11 @@ from parity.collectors.formats.records import (
     TestRecord,
 )
 
-PARSER_VERSION = "1"
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|\x1b_bk;t=\d+\x07")
-_TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+PARSER_VERSION = "2"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b?_bk;t=\d+\x07?")
+_TIMESTAMP = re.compile(r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z |"
+                        r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\] ?)")
+_SHARD = re.compile(r"^>>Shard (\d+): ?")
 _SUMMARY_HEADER = re.compile(r"^=+ short test summary info =+$")
 _SECTION = re.compile(r"^=+ .* =+$")
 _FINAL = re.compile(
@@ -45,14 +50,45 @@ def looks_like(head: str) -> bool:
 
 
 def parse_lines(lines: Iterable[str]) -> ParseResult:
+    """Every pytest session of a log; a log of `>>Shard N: ` lines is read shard by shard."""
+    plain: list[str] = []
+    shards: dict[int, list[str]] = {}
+    for raw in lines:
+        line = clean(raw)
+        m = _SHARD.match(line)
+        if m:
+            shards.setdefault(int(m.group(1)), []).append(line[m.end():])
+        else:
+            plain.append(line)
+    if not shards:
+        return _parse_clean(plain, "")
+    result = ParseResult(format="pytest-log")
+    for number, shard in sorted(shards.items()):
+        try:
+            part = _parse_clean(shard, f"shard {number} ")
+        except NotRecognised:
+            continue
+        result.tests.extend(part.tests)
+        result.sessions.extend(part.sessions)
+    try:
+        outside = _parse_clean(plain, "")
+        result.tests.extend(outside.tests)
+        result.sessions.extend(outside.sessions)
+    except NotRecognised:
+        pass
+    if not result.sessions and not result.tests:
+        raise NotRecognised("no pytest summary found in log")
+    return result
+
+
+def _parse_clean(lines: Iterable[str], prefix: str) -> ParseResult:
     result = ParseResult(format="pytest-log")
     session = 0
     command = ""
     in_summary = False
     by_key: dict[str, TestRecord] = {}
     current: TestRecord | None = None
-    for raw in lines:
-        line = clean(raw)
+    for line in lines:
         stripped = line.strip()
         if _COMMAND.search(stripped) and not stripped.startswith(("FAILED", "ERROR")) and \
                 "test session starts" not in stripped:
@@ -69,7 +105,7 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
                     key = _COUNT_KEYS.get(word.strip())
                     if key:
                         counts[key] = counts.get(key, 0) + int(n)
-            label = f"log:{session}" + (f" {command}" if command else "")
+            label = f"log:{prefix}{session}" + (f" {command}" if command else "")
             for rec in by_key.values():
                 rec.suite = label
             result.tests.extend(by_key.values())
@@ -114,7 +150,7 @@ def parse_lines(lines: Iterable[str]) -> ParseResult:
                              message=message.strip()[:MESSAGE_CAP] or None)
         by_key[key] = current
     if by_key:  # a summary block without a final line (log cut short)
-        label = f"log:{session + 1}" + (f" {command}" if command else "")
+        label = f"log:{prefix}{session + 1}" + (f" {command}" if command else "")
         for rec in by_key.values():
             rec.suite = label
         result.tests.extend(by_key.values())
