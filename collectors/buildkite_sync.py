@@ -40,12 +40,13 @@ from typing import Callable
 from sqlalchemy import Connection, Engine, delete, select
 
 from parity.collectors.buildkite import BudgetSpent, BuildkiteError, Client, TooLarge, Unreachable
+from parity.collectors.config import suite_for
 from parity.collectors.formats.pytest_log import clean as clean_log_line
 from parity.collectors.identity import suite_of_job
 from parity.collectors.ingest import FileRejected, Ingester, framework_in_name
 from parity.collectors.settings import Settings
 from parity.collectors.sources import Blob, expand
-from parity.collectors.sync import Progress, utcnow
+from parity.collectors.sync import Progress, Stopped, utcnow
 from parity.collectors.writer import ArtifactInfo, Provenance, parse_time, paused_gc
 from parity.db import store
 from parity.db.models import CiRun, SyncedRun
@@ -73,6 +74,7 @@ class BuildkiteOptions:
     since: datetime | None = None
     until: datetime | None = None
     framework: str | None = None
+    suites: tuple[tuple[str, str], ...] = ()  # job-name pattern -> suite (parity.toml)
 
 
 @dataclass
@@ -171,9 +173,12 @@ class BuildkiteSync:
         self.progress = progress or Progress(enabled=False)
         self.ingester = Ingester(engine, self.settings)  # also brings the schema up to date
         self.writer = self.ingester.writer
+        self.suites: tuple[tuple[str, str], ...] = ()
+        self.stop = None  # a threading.Event: set, the sync stops after the build in hand
 
     def run(self, options: BuildkiteOptions) -> BuildkiteReport:
         report = BuildkiteReport(org=options.org, pipelines=list(options.pipelines))
+        self.suites = options.suites
         try:
             for pipeline in options.pipelines:
                 try:
@@ -186,6 +191,8 @@ class BuildkiteSync:
         except BudgetSpent as exc:
             report.stopped = (f"{exc}; everything before this point is stored, and running the "
                               f"same command again resumes where it stopped")
+        except Stopped as exc:
+            report.stopped = f"{exc}; everything before this point is stored"
         finally:
             self.progress.close()
             report.cost = self.client.cost.as_dict()
@@ -230,6 +237,8 @@ class BuildkiteSync:
 
     def _build(self, build: dict, options: BuildkiteOptions, pipeline: str,
                report: BuildkiteReport, tally: dict) -> None:
+        if self.stop is not None and self.stop.is_set():
+            raise Stopped("stopped on request (SIGTERM)")
         report.builds_listed += 1
         number = str(build.get("number", ""))
         repository = f"{options.org}/{pipeline}"
@@ -384,7 +393,7 @@ class BuildkiteSync:
         exit_status = job.get("exit_status")
         return replace(
             prov, job_id=str(job["id"]), job_name=name,
-            suite=suite_of_job(step_label(job), self.writer.vocab),
+            suite=suite_for(name, self.suites) or suite_of_job(step_label(job), self.writer.vocab),
             runner_labels=[str(r) for r in job.get("agent_query_rules") or []],
             runner_name=str(agent.get("name") or "")[:200], runner_group=queue(job)[:200],
             hardware=hardware_names(job), job_conclusion=state,

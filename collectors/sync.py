@@ -34,6 +34,7 @@ from sqlalchemy import Connection, Engine
 
 from parity.db import manifest as manifests
 from parity.collectors.github import Client, Gone, GitHubError, RateLimited, TooLarge, page_url
+from parity.collectors.config import suite_for
 from parity.collectors.identity import suite_of_job
 from parity.collectors.ingest import FileRejected, Ingester, framework_in_name, infer_framework
 from parity.collectors.settings import Settings
@@ -55,6 +56,7 @@ class SyncOptions:
     since: datetime | None = None
     until: datetime | None = None
     framework: str | None = None
+    suites: tuple[tuple[str, str], ...] = ()  # job-name pattern -> suite (parity.toml)
 
 
 @dataclass
@@ -104,6 +106,10 @@ def created_filter(start: datetime, end: datetime | None) -> str:
     return f"{_iso(start)}..{_iso(end - timedelta(seconds=1))}"
 
 
+class Stopped(Exception):
+    """A sync asked to stop (SIGTERM to `parity sync --every`) between two runs or builds."""
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
@@ -148,17 +154,22 @@ class GitHubSync:
         self.progress = progress or Progress(enabled=False)
         self.ingester = Ingester(engine, self.settings)  # also brings the schema up to date
         self.writer = self.ingester.writer
+        self.suites: tuple[tuple[str, str], ...] = ()
+        self.stop = None  # a threading.Event: set, the sync stops after the run in hand
 
     # -- scopes and windows -------------------------------------------------------------------
 
     def run(self, options: SyncOptions) -> SyncReport:
         report = SyncReport(repo=options.repo)
+        self.suites = options.suites
         try:
             for workflow in options.workflows or ("",):
                 self._scope(options, workflow, report)
         except RateLimited as exc:
             report.stopped = (f"{exc}; everything before this point is stored, and running the "
                               f"same command again (or with --wait) resumes where it stopped")
+        except Stopped as exc:
+            report.stopped = f"{exc}; everything before this point is stored"
         finally:
             self.progress.close()
             report.cost = self.client.cost.as_dict()
@@ -238,6 +249,8 @@ class GitHubSync:
 
     def _run(self, run: dict, options: SyncOptions, report: SyncReport, tally: dict) -> bool:
         """Sync one listed run; False when it failed (so its page is listed again)."""
+        if self.stop is not None and self.stop.is_set():
+            raise Stopped("stopped on request (SIGTERM)")
         report.runs_listed += 1
         created = parse_time(run.get("created_at"))
         if created is not None:
@@ -389,7 +402,8 @@ class GitHubSync:
         labels = [str(x) for x in job.get("labels") or []]
         prov.job_id = str(job["id"])
         prov.job_name = str(job.get("name") or "")[:500]
-        prov.suite = suite_of_job(prov.job_name, self.writer.vocab)
+        prov.suite = suite_for(prov.job_name, self.suites) or \
+            suite_of_job(prov.job_name, self.writer.vocab)
         prov.runner_labels = labels
         prov.runner_name = str(job.get("runner_name") or "")
         prov.runner_group = str(job.get("runner_group_name") or "")

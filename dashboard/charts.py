@@ -342,3 +342,18 @@ def capability_parity(df: pd.DataFrame) -> alt.Chart:
         color=alt.Color("status:N", scale=CAPABILITY_COLOURS),
         strokeWidth=alt.condition("datum.stale", alt.value(2), alt.value(0)),
         row=alt.Row("framework:N", title=None), tooltip=_tips(d))
+
+
+def sources(df: pd.DataFrame) -> alt.Chart:
+    """Hours since each source last synced successfully, coloured by its last outcome; the
+    rule marks the 24-hour line past which a source is stale."""
+    d = _prep(df, ["name", "kind", "target", "status", "hours_since_success", "last_attempt_at",
+                   "stale"])
+    bars = alt.Chart(d, title="Hours since the last successful sync").mark_bar().encode(
+        y=alt.Y("name:N", title=None), x=alt.X("hours_since_success:Q", title="hours"),
+        color=alt.Color("status:N", scale=alt.Scale(domain=["ok", "stopped", "failed"],
+                                                    range=["#2ca02c", "#ff7f0e", "#d62728"])),
+        tooltip=_tips(d))
+    rule = alt.Chart(pd.DataFrame({"hours": [24.0]})).mark_rule(strokeDash=[4, 4]).encode(
+        x="hours:Q")
+    return alt.layer(bars, rule)

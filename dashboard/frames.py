@@ -563,3 +563,21 @@ def capability_parity(store: Store = None, *, framework=None, hardware=None, sin
                                   newest=tables.newest_run(engine))
     hw = _names(hardware)
     return out[out["hardware"].isin(hw)].reset_index(drop=True) if hw else out
+
+
+SOURCE_STALE_HOURS = 24.0
+
+
+def sources(store: Store = None, *, now=None, stale_hours: float = SOURCE_STALE_HOURS) -> pd.DataFrame:
+    """Each source of `parity.toml` with its last sync: when it was tried, when it last
+    succeeded, how it went, and whether it is stale (no successful sync for `stale_hours`;
+    the dashboard's figures from it may be out of date). `now` defaults to the clock (UTC)."""
+    df = tables.source_syncs(tables.open_store(store))
+    now = pd.Timestamp.now("UTC").tz_localize(None) if now is None else pd.Timestamp(now)
+    success = pd.to_datetime(df["last_success_at"])
+    since = (now - success).dt.total_seconds() / 3600.0 if len(df) else \
+        pd.Series(dtype=float)
+    out = df.assign(hours_since_success=since.round(1),
+                    stale=since.isna() | (since > stale_hours))
+    out["stale"] = out["stale"].astype(bool)
+    return out.reset_index(drop=True)

@@ -31,6 +31,7 @@ from parity.db.models import (
     JobCapability,
     JobOutcome,
     RunnerSnapshot,
+    SourceSync,
     TestCase,
     TestResult,
     TestSummary,
@@ -481,3 +482,23 @@ def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
     df["labels"] = df["labels"].map(lambda s: json.loads(s or "[]"))
     df["busy"] = df["busy"].astype(bool)
     return df[columns]
+
+
+SOURCE_COLUMNS = ["name", "kind", "target", "status", "last_attempt_at", "last_success_at",
+                  "message"]
+
+
+def source_syncs(engine: Engine) -> pd.DataFrame:
+    """The last sync of every source `parity sync` follows."""
+    try:
+        present = inspect(engine).has_table(SourceSync.__tablename__)
+    except Exception:  # a missing SQLite file opened read-only
+        present = False
+    if not present:
+        return pd.DataFrame(columns=SOURCE_COLUMNS)
+    t = SourceSync
+    df = _read(engine, select(t.name, t.kind, t.target, t.status, t.last_attempt_at,
+                              t.last_success_at, t.message).order_by(t.name))
+    for c in ("last_attempt_at", "last_success_at"):
+        df[c] = pd.to_datetime(df[c])
+    return df[SOURCE_COLUMNS]

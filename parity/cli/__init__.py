@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from parity.cli import collect, report, runner, serve, store
+from parity.cli import collect, report, runner, serve, store, sync
 
-GROUPS = (store, collect, runner, report, serve)
+GROUPS = (store, collect, sync, runner, report, serve)
 
 
 def version() -> str:

@@ -53,6 +53,25 @@ else:
             params["week"] = kw["week"]
         cols[i % 3].page_link(c.PAGES["tests"], query_params=params,
                               label=f"{row.framework} · {row.amd_hardware}: failing tests")
+syncs = c.view("sources")
+if not syncs.empty:
+    st.subheader("Sources")
+    stale = syncs[syncs["stale"]]
+    if not stale.empty:
+        st.warning("Stale: " + ", ".join(f"{r.name} (last good sync "
+                                         f"{'never' if pd.isna(r.last_success_at) else f'{r.hours_since_success:.0f} h ago'})"
+                                         for r in stale.itertuples())
+                   + ". Figures from these sources may be out of date.")
+    st.dataframe(syncs[["name", "kind", "target", "status", "last_success_at",
+                        "last_attempt_at", "stale", "message"]], hide_index=True, key="sources",
+                 column_config={
+                     "last_success_at": st.column_config.DatetimeColumn(
+                         "last good sync (UTC)", format="YYYY-MM-DD HH:mm"),
+                     "last_attempt_at": st.column_config.DatetimeColumn(
+                         "last tried (UTC)", format="YYYY-MM-DD HH:mm"),
+                     "stale": st.column_config.CheckboxColumn(
+                         "stale", help="no successful sync for 24 hours"),
+                     "message": st.column_config.Column("last sync said")})
 fleet = c.view("fleet", week=kw.get("week"))
 st.subheader("Fleet")
 if fleet.empty:
@@ -62,4 +81,4 @@ else:
                         "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
                  key="fleet")
 c.notebook(f"head = frames.headline({c.kwargs_text(kw)})", "charts.headline(head)",
-           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})")
+           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.sources()")
