@@ -32,6 +32,7 @@ bench: install
 	$(BIN)/python benchmarks/detector.py
 	$(BIN)/python benchmarks/views.py
 	$(BIN)/python benchmarks/sync.py
+	$(BIN)/python benchmarks/sync_buildkite.py
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/app.py
 

@@ -29,6 +29,7 @@ import requests
 
 from parity.collectors.github import links, page_url
 from parity.collectors.settings import Secret, Settings
+from parity.db.network import CONNECT_TIMEOUT_S, unreachable
 
 USER_AGENT = "parity-ci-collector"
 
@@ -135,11 +136,12 @@ class Client:
             try:
                 resp = self.session.request(method, url, params=params, headers=send,
                                             allow_redirects=False,
-                                            timeout=self.settings.timeout_s)
+                                            timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s))
             except requests.ConnectionError as exc:
-                if _refused(exc):
-                    raise Unreachable(f"cannot reach {self._netloc} ({_reason(exc)}); check "
-                                      f"the network or --api-url") from None
+                why = unreachable(exc)
+                if why:
+                    raise Unreachable(f"cannot reach {self._netloc} ({why}); check the network "
+                                      f"or --api-url") from None
                 attempt = self._retry(attempt, url, type(exc).__name__)
                 continue
             except requests.Timeout:
@@ -319,21 +321,3 @@ def _message(resp: requests.Response) -> str:
     except ValueError:
         return ""
     return str(body.get("message", ""))[:300] if isinstance(body, dict) else ""
-
-
-def _refused(exc: requests.ConnectionError) -> bool:
-    """A connection that never opened (refused, no route, unknown host), as opposed to one
-    that broke mid-way, which is worth retrying."""
-    text = repr(exc)
-    return any(s in text for s in ("NewConnectionError", "NameResolutionError",
-                                   "Connection refused", "No route to host",
-                                   "Name or service not known", "nodename nor servname"))
-
-
-def _reason(exc: requests.ConnectionError) -> str:
-    text = repr(exc)
-    for s in ("Connection refused", "No route to host", "Name or service not known",
-              "NameResolutionError"):
-        if s in text:
-            return s.lower() if s[0].isupper() and " " in s else s
-    return "connection failed"

@@ -41,7 +41,7 @@ from sqlalchemy import Connection, Engine, delete, select
 
 from parity.collectors.buildkite import BudgetSpent, BuildkiteError, Client, TooLarge, Unreachable
 from parity.collectors.config import suite_for
-from parity.collectors.formats.pytest_log import clean as clean_log_line
+from parity.collectors.formats.pytest_log import clean_text
 from parity.collectors.identity import suite_of_job
 from parity.collectors.ingest import FileRejected, Ingester, framework_in_name
 from parity.collectors.settings import Settings
@@ -64,6 +64,7 @@ _PREFIX = re.compile(r"^\s*([a-z]+\d+[a-z]?)_(\d+)\s*:\s*", re.I)
 _PAREN_HW = re.compile(r"\(([^)]*)\)")
 _FINAL = re.compile(r"^=*\s*(?:\d+ [a-z][a-z ]*?(?:, )?)+ in [\d.]+(?:s| seconds)", re.M)
 _PROBLEMS = re.compile(r"\d+ (?:failed|errors?)\b")
+_SHARD = re.compile(r"^>>Shard \d+: ?", re.M)
 
 
 @dataclass(frozen=True)
@@ -340,7 +341,7 @@ class BuildkiteSync:
         if not tail.whole:
             data = data.split(b"\n", 1)[1] if b"\n" in data else b""  # a cut first line
             text = data.decode("utf-8", errors="replace")
-            if not summary_complete("\n".join(clean_log_line(x) for x in text.splitlines())):
+            if not summary_complete(_SHARD.sub("", clean_text(text))):
                 cap = self.settings.buildkite_max_log_bytes
                 if tail.size > cap:
                     problems.append((f"{label}/jobs/{job['id']}/log",

@@ -23,6 +23,7 @@ from urllib.parse import urlencode, urlsplit
 import requests
 
 from parity.collectors.settings import Secret, Settings
+from parity.db.network import CONNECT_TIMEOUT_S, unreachable
 
 API_VERSION = "2022-11-28"
 USER_AGENT = "parity-ci-collector"
@@ -38,6 +39,10 @@ class GitHubError(Exception):
     def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
         self.status = status
+
+
+class Unreachable(GitHubError):
+    """The API host could not be reached at all (refused, no route, unknown name)."""
 
 
 class Gone(GitHubError):
@@ -155,8 +160,13 @@ class Client:
         while True:
             try:
                 resp = self.session.request(method, url, params=params, headers=send, json=json,
-                                            allow_redirects=False, timeout=self.settings.timeout_s)
+                                            allow_redirects=False,
+                                            timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s))
             except (requests.ConnectionError, requests.Timeout) as exc:
+                why = unreachable(exc)
+                if why:  # not a busy host: retrying for a minute would only hide that
+                    raise Unreachable(f"cannot reach {self._api_netloc} ({why}); check the "
+                                      f"network or --api-url") from None
                 attempt = self._retry(attempt, url, f"{type(exc).__name__}", None)
                 continue
             if not url.endswith("/rate_limit"):

@@ -9,9 +9,11 @@ from __future__ import annotations
 import random
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
+from parity.db.network import CONNECT_TIMEOUT_S, unreachable
 from parity.runners.settings import Secret, Settings
 
 API_VERSION = "2022-11-28"
@@ -58,8 +60,13 @@ class RunnerApi:
         for attempt in range(self.settings.retries + 1):
             try:
                 r = self.session.request(method, url, json=json, params=params, headers=headers,
-                                         timeout=self.settings.timeout_s, allow_redirects=False)
+                                         timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s),
+                                         allow_redirects=False)
             except (requests.ConnectionError, requests.Timeout) as exc:
+                why = unreachable(exc)
+                if why:
+                    raise ApiError(f"cannot reach {urlsplit(url).netloc} ({why}); check the "
+                                   f"network or --api-url") from None
                 if attempt == self.settings.retries:
                     raise ApiError(f"{method} {url}: {type(exc).__name__}") from None
                 self.sleep(random.uniform(0, 2 ** attempt))

@@ -130,3 +130,36 @@ def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):
     notes = table.loc["mi455x", "notes"]
     assert "mi455x ran no tests" in notes and "no benchmark config" in notes
     assert table.loc["mi355x", "notes"] == ""
+
+
+def test_overview_lists_the_sources_and_marks_a_stale_one(demo_db, tmp_path, monkeypatch):
+    """Per source, when it last synced and whether that worked; a source without a good
+    sync for 24 hours is called out as stale."""
+    import shutil
+    from datetime import datetime, timedelta
+
+    from parity.db import store
+    from parity.db.engine import make_engine
+
+    db = tmp_path / "synced.db"
+    shutil.copy(demo_db, db)
+    engine = make_engine(db)
+    with engine.begin() as conn:
+        store.record_source_sync(conn, "vllm-buildkite", "buildkite", "vllm/ci,amd-ci", "ok",
+                                 "5 builds synced")
+        store.record_source_sync(conn, "sglang-nightly", "github", "sgl-project/sglang", "ok")
+        conn.execute(text("UPDATE source_sync SET last_success_at = :t, last_attempt_at = :t "
+                          "WHERE name = 'sglang-nightly'"),
+                     {"t": datetime.utcnow() - timedelta(hours=30)})
+        store.record_source_sync(conn, "sglang-nightly", "github", "sgl-project/sglang",
+                                 "failed", "cannot reach api.github.com")
+    engine.dispose()
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{db}")
+    at = open_page("overview")
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "last_success_at" in d.value.columns)
+    rows = table.set_index("name")
+    assert rows.loc["vllm-buildkite", "status"] == "ok" and not rows.loc["vllm-buildkite", "stale"]
+    assert rows.loc["sglang-nightly", "status"] == "failed" and rows.loc["sglang-nightly", "stale"]
+    warning = " ".join(w.value for w in at.warning)
+    assert "sglang-nightly (last good sync 30 h ago)" in warning and "vllm-buildkite" not in warning

@@ -377,3 +377,51 @@ def test_a_sync_killed_midway_and_restarted_gives_the_same_store(tmp_path, fake)
     assert rerun.returncode == 0, rerun.stderr
     engine = make_engine(db)
     assert snapshot(engine) == snapshot(reference)
+
+
+# -- the fake itself ---------------------------------------------------------------------------
+
+# fields Buildkite's REST documentation gives builds, jobs and artifacts (builds.md, jobs.md,
+# artifacts.md; summarised in ../shared/docs/buildkite-alerts-scale.md §1.1)
+BUILD_FIELDS = {"id", "number", "state", "blocked", "commit", "branch", "message", "source",
+                "created_at", "scheduled_at", "started_at", "failing_at", "finished_at",
+                "pull_request", "rebuilt_from", "meta_data", "web_url", "jobs"}
+JOB_FIELDS = {"id", "type", "name", "step_key", "group_key", "step", "agent_query_rules",
+              "cluster_queue_id", "agent", "state", "soft_failed", "exit_status", "signal",
+              "signal_reason", "created_at", "runnable_at", "started_at", "finished_at",
+              "retried", "retried_in_job_id", "retries_count", "retry_source", "retry_type",
+              "parallel_group_index", "parallel_group_total", "matrix", "log_url",
+              "raw_log_url", "artifacts_url", "web_url"}
+ARTIFACT_FIELDS = {"id", "job_id", "url", "download_url", "state", "path", "dirname",
+                   "filename", "mime_type", "file_size", "sha1sum"}
+
+
+def test_the_fake_answers_with_buildkites_documented_shapes(fake):
+    import requests
+
+    s = requests.Session()
+    s.headers["Authorization"] = f"Bearer {TOKEN}"
+    base = f"{fake.url}/organizations/{ORG}/pipelines/amd-ci/builds"
+    first = s.get(base, params={"per_page": 1, "include_retried_jobs": "true"})
+    assert first.status_code == 200 and 'rel="next"' in first.headers["Link"]
+    assert "include_retried_jobs=true" in first.headers["Link"]  # filters repeated
+    build = first.json()[0]
+    assert BUILD_FIELDS <= set(build) and all(JOB_FIELDS <= set(j) for j in build["jobs"])
+    # retried jobs only when asked for; the jobs endpoint is cursor-paginated
+    plain = s.get(base, params={"per_page": 1}).json()[0]
+    assert len(plain["jobs"]) == len(build["jobs"]) - 1
+    jobs = s.get(f"{base}/{build['number']}/jobs", params={"per_page": 4}).json()
+    assert len(jobs["items"]) == 4 and "after=" in jobs["links"]["next"]
+    arts = s.get(f"{base}/{build['number']}/artifacts").json()
+    assert arts and ARTIFACT_FIELDS <= set(arts[0])
+    # logs: a suffix range is 206 with Content-Range; the download is a 302 to another host
+    job = next(j for j in build["jobs"] if "V1 e2e" in j["name"])
+    tail = s.get(job["log_url"], headers={"Accept": "text/plain", "Range": "bytes=-100"})
+    assert tail.status_code == 206 and len(tail.content) == 100
+    assert tail.headers["Content-Range"].startswith("bytes ")
+    moved = s.get(arts[0]["download_url"], allow_redirects=False)
+    assert moved.status_code == 302 and moved.headers["Location"].startswith(fake.blob_url)
+    # deep unfiltered listings are refused as Buildkite refuses them; no token is a 401
+    assert s.get(base, params={"page": 51}).status_code == 400
+    assert requests.get(base).status_code == 401
+    assert {"RateLimit-Remaining", "RateLimit-Limit", "RateLimit-Reset"} <= set(first.headers)

@@ -118,3 +118,14 @@ def test_the_rules_see_the_imports():
     assert "parity.db" in _imports(ROOT / "collectors" / "writer.py")
     assert "parity.dashboard" in _imports(ROOT / "parity" / "cli" / "report.py")
     assert _imports_in("import db.models as m\nfrom dashboard import frames") == {"db", "dashboard"}
+
+
+def test_every_setting_is_listed_in_env_example():
+    """Settings come from `PARITY_*` variables, and `.env.example` lists them all."""
+    import re
+
+    listed = set(re.findall(r"^(PARITY_[A-Z0-9_]+)=", (ROOT / ".env.example").read_text(),
+                            re.M))
+    used = {name for _, p in _modules()
+            for name in re.findall(r"[\"'](PARITY_[A-Z0-9_]+)[\"']", p.read_text(encoding="utf-8"))}
+    assert used and not used - listed, f"not in .env.example: {sorted(used - listed)}"

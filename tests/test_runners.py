@@ -16,6 +16,7 @@ import pytest
 import yaml
 from sqlalchemy import text
 
+from parity.cli import failure
 from parity.db.engine import make_engine
 from tests.fakegithub import FakeGitHub, World, zip_bytes
 from tests.fakegithub.scenario import junit, serving
@@ -120,12 +121,12 @@ def test_public_repositories_and_public_groups_are_refused_unless_allowed(fake, 
     hw = ["--from", str(HAND / "nvidia-smi-csv-b200-x8.txt")]
     refused = parity(fake, "runner", "register", "--repo", PUBLIC, "--work-dir",
                      str(tmp_path / "a"), *hw)
-    assert refused.returncode == 1 and "public repository" in refused.stderr
+    assert refused.returncode == failure.USAGE and "public repository" in refused.stderr
     assert not fake.world.runners and not (tmp_path / "a").exists()
     public_group = next(g for g in fake.world.groups(ORG) if g["allows_public_repositories"])
     grp = parity(fake, "runner", "register", "--org", ORG, "--group", str(public_group["id"]),
                  "--work-dir", str(tmp_path / "b"), *hw)
-    assert grp.returncode == 1 and "admits public repositories" in grp.stderr
+    assert grp.returncode == failure.USAGE and "admits public repositories" in grp.stderr
     allowed = parity(fake, "runner", "register", "--repo", PUBLIC, "--allow-public-repo",
                      "--work-dir", str(tmp_path / "c"), *hw)
     assert allowed.returncode == 0 and "WARNING" in allowed.stderr
@@ -135,7 +136,7 @@ def test_public_repositories_and_public_groups_are_refused_unless_allowed(fake, 
 def test_a_403_names_the_permission_needed(fake, tmp_path):
     out = parity(fake, "runner", "register", "--repo", REPO, "--work-dir", str(tmp_path / "x"),
                  "--from", str(HAND / "nvidia-smi-csv-b200-x8.txt"), token="ghp_readonly")
-    assert out.returncode == 1
+    assert out.returncode == failure.REFUSED
     assert "403" in out.stderr and "Administration: write" in out.stderr
     assert "administration=write" in out.stderr and "ghp_readonly" not in out.stderr
 
@@ -147,10 +148,10 @@ def test_jit_rules_duplicate_names_and_unknown_groups(fake, tmp_path):
     assert first.returncode == 0
     dup = parity(fake, "runner", "register", "--repo", REPO, "--name", "same",
                  "--work-dir", str(tmp_path / "2"), *hw)
-    assert dup.returncode == 1 and "409" in dup.stderr
+    assert dup.returncode == failure.REFUSED and "409" in dup.stderr
     missing = parity(fake, "runner", "register", "--org", ORG, "--group", "999",
                      "--work-dir", str(tmp_path / "3"), *hw)
-    assert missing.returncode == 1 and "does not exist" in missing.stderr
+    assert missing.returncode == failure.USAGE and "does not exist" in missing.stderr
 
 
 def test_list_and_remove(fake, tmp_path):
@@ -161,11 +162,11 @@ def test_list_and_remove(fake, tmp_path):
     assert rows["mi355-busy"]["state"] == "busy" and rows["mi355-busy"]["hardware"] == "mi355x"
     assert rows["h200-idle"]["state"] == "idle" and rows["h200-idle"]["hardware"] == "h200"
     busy = parity(fake, "runner", "remove", "mi355-busy", "--repo", REPO)
-    assert busy.returncode == 1 and "422" in busy.stderr
+    assert busy.returncode == failure.REFUSED and "422" in busy.stderr
     gone = parity(fake, "runner", "remove", "h200-idle", "--repo", REPO)
     assert gone.returncode == 0 and "h200-idle" not in json.dumps(
         parity(fake, "runner", "list", "--repo", REPO, "--json").stdout)
-    assert parity(fake, "runner", "remove", "nobody", "--repo", REPO).returncode == 1
+    assert parity(fake, "runner", "remove", "nobody", "--repo", REPO).returncode == failure.REFUSED
 
 
 def test_print_only_asks_nothing_and_writes_nothing(fake, tmp_path):

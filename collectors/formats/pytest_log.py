@@ -44,17 +44,26 @@ def clean(line: str) -> str:
     return _TIMESTAMP.sub("", _ANSI.sub("", line)).rstrip("\r\n")
 
 
+_TIMESTAMPS = re.compile(_TIMESTAMP.pattern, re.M)
+
+
+def clean_text(text: str) -> str:
+    """`clean` for a whole log at once (a regex pass over the text is several times faster
+    than one per line)."""
+    return _TIMESTAMPS.sub("", _ANSI.sub("", text)).replace("\r\n", "\n")
+
+
 def looks_like(head: str) -> bool:
     return ("short test summary info" in head or "test session starts" in head
             or bool(re.search(r"\d+ (passed|failed)[^\n]* in [\d.]+s", head)))
 
 
-def parse_lines(lines: Iterable[str]) -> ParseResult:
+def parse_lines(lines: Iterable[str], cleaned: bool = False) -> ParseResult:
     """Every pytest session of a log; a log of `>>Shard N: ` lines is read shard by shard."""
     plain: list[str] = []
     shards: dict[int, list[str]] = {}
     for raw in lines:
-        line = clean(raw)
+        line = raw if cleaned else clean(raw)
         m = _SHARD.match(line)
         if m:
             shards.setdefault(int(m.group(1)), []).append(line[m.end():])
@@ -161,4 +170,4 @@ def _parse_clean(lines: Iterable[str], prefix: str) -> ParseResult:
 
 def parse(data: bytes) -> ParseResult:
     text = data.decode("utf-8", errors="replace")  # logs mix encodings; never reject for it
-    return parse_lines(text.splitlines())
+    return parse_lines(clean_text(text).splitlines(), cleaned=True)

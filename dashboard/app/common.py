@@ -59,7 +59,10 @@ def empty_store() -> None:
     st.info("This store holds no results yet. Load some, then reload this page:")
     st.code("parity demo                                   # a demo history\n"
             "parity ingest test-reports/ --framework vllm  # result files\n"
-            "parity collect github --repo OWNER/NAME       # GitHub Actions runs", language="sh")
+            "parity collect github --repo OWNER/NAME       # GitHub Actions runs\n"
+            "parity collect buildkite --org vllm --pipeline amd-ci  # Buildkite builds\n"
+            "parity sync                                   # every source of parity.toml",
+            language="sh")
 
 
 def _param(name: str, allowed: list[str] | None = None) -> str:

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from parity.cli import collect, report, runner, serve, store, sync
+from parity.cli import collect, failure, report, runner, serve, store, sync
 
 GROUPS = (store, collect, sync, runner, report, serve)
 
@@ -23,9 +23,10 @@ def version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parity", description="Cross-vendor CI parity: "
-                                "ingest results and compare AMD and NVIDIA on the same terms.")
+    p = failure.Parser(prog="parity", description="Cross-vendor CI parity: ingest results and "
+                       "compare AMD and NVIDIA on the same terms.")
     p.add_argument("--version", action="version", version=f"parity {version()}")
+    p.add_argument("--debug", action="store_true", help="on failure, show the traceback")
     p.add_argument("--db", help="store URL or SQLite path (default: $PARITY_DB_URL, else "
                                 "./parity.db)")
     sub = p.add_subparsers(dest="command", required=True)
@@ -43,3 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `parity summary | head`: the reader left; stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:
+        print("ERROR interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # one line, not a traceback (unless --debug)
+        if args.debug:
+            raise
+        return failure.report(exc)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
-from parity.cli.options import date_arg, engine
+from parity.cli import failure
+from parity.cli.options import date_arg, engine, repo_arg, slug_arg
 from parity.collectors.writer import FRAMEWORKS
 
 
@@ -108,8 +109,7 @@ def cmd_collect_runners(args) -> int:
     try:
         report = collect_runners(engine(args), client, repo=args.repo, org=args.org)
     except GitHubError as exc:
-        print(f"ERROR {exc}", file=sys.stderr)
-        return 1
+        return failure.report(exc)
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
@@ -135,7 +135,7 @@ def add(sub) -> None:
         c.add_argument("--verbose", "-v", action="store_true", help="log retries and waits")
 
     gh = colsub.add_parser("github", help="sync GitHub Actions runs, jobs, artifacts and logs")
-    gh.add_argument("--repo", required=True, metavar="OWNER/NAME")
+    gh.add_argument("--repo", required=True, metavar="OWNER/NAME", type=repo_arg)
     gh.add_argument("--workflow", action="append", metavar="FILE_OR_ID",
                     help="only this workflow (repeatable); each has its own checkpoint")
     gh.add_argument("--branch")
@@ -153,8 +153,8 @@ def add(sub) -> None:
 
     bk = colsub.add_parser("buildkite", help="sync Buildkite builds, jobs, artifacts and log "
                                              "tails (vLLM's CI: org vllm, pipelines ci, amd-ci)")
-    bk.add_argument("--org", required=True, help="organisation slug, e.g. vllm")
-    bk.add_argument("--pipeline", action="append", required=True, metavar="SLUG",
+    bk.add_argument("--org", required=True, type=slug_arg, help="organisation slug, e.g. vllm")
+    bk.add_argument("--pipeline", action="append", required=True, metavar="SLUG", type=slug_arg,
                     help="pipeline slug (repeatable; each has its own watermark)")
     bk.add_argument("--branch", help="only builds of this branch")
     bk.add_argument("--since", type=date_arg, help="builds finished from this date (default: "
@@ -173,7 +173,7 @@ def add(sub) -> None:
 
     rn = colsub.add_parser("runners", help="snapshot the self-hosted runner fleet")
     where = rn.add_mutually_exclusive_group(required=True)
-    where.add_argument("--repo", metavar="OWNER/NAME")
-    where.add_argument("--org")
+    where.add_argument("--repo", metavar="OWNER/NAME", type=repo_arg)
+    where.add_argument("--org", type=slug_arg)
     github_flags(rn)
     rn.set_defaults(func=cmd_collect_runners)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from parity.db.engine import make_engine
 
@@ -19,3 +20,21 @@ def date_arg(text: str):
     if value is None:
         raise argparse.ArgumentTypeError(f"not a date or ISO date-time: {text!r}")
     return value
+
+
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def repo_arg(text: str) -> str:
+    """argparse type: a GitHub repository as OWNER/NAME, refused before any request."""
+    if not _REPO.match(text):
+        raise argparse.ArgumentTypeError(f"not OWNER/NAME: {text!r} (e.g. vllm-project/vllm)")
+    return text
+
+
+def slug_arg(text: str) -> str:
+    """argparse type: an organisation or pipeline slug (letters, digits, - _ .)."""
+    if not _SLUG.match(text):
+        raise argparse.ArgumentTypeError(f"not a slug: {text!r} (e.g. vllm, amd-ci)")
+    return text

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 
+from parity.cli import failure
 from parity.collectors.writer import FRAMEWORKS
 
 
@@ -10,13 +11,18 @@ def cmd_report_weekly(args) -> int:
     import re
     from pathlib import Path
 
-    from parity.dashboard import notebook, report
+    from parity.dashboard import notebook, report, tables
 
     if args.post_issue and not re.fullmatch(r"[\w.-]+/[\w.-]+#\d+", args.post_issue):
         print("ERROR --post-issue takes OWNER/NAME#NUMBER", file=sys.stderr)
         return 2
     out = Path(args.out or f"report-{args.week or 'latest'}")
     db_url = args.db or None
+    store = tables.open_store(db_url)
+    if store.url.get_backend_name() != "sqlite":  # a server that is down: say so, here
+        with store.connect():
+            pass
+    store.dispose()
     nb = notebook.weekly(out, db_url=db_url, week=args.week, since=args.since, until=args.until,
                          framework=args.framework, formats=args.format)
     print(f"wrote {out}/ ({args.format}) and the executed notebook {nb}")
@@ -34,8 +40,9 @@ def cmd_report_weekly(args) -> int:
         try:
             url = Client(settings, api_url=args.api_url).comment(repo, int(number), body)
         except GitHubError as exc:
-            print(f"ERROR posting the report: {exc}", file=sys.stderr)
-            return 1
+            status, line = failure.describe(exc)
+            print(f"ERROR posting the report: {failure.redact(line)}", file=sys.stderr)
+            return status
         print(f"posted to {url or args.post_issue}")
     return 0
 

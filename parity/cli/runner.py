@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from parity.cli import failure
+from parity.cli.options import repo_arg, slug_arg
 from parity.collectors.writer import FRAMEWORKS
 
 
@@ -84,9 +86,11 @@ def cmd_runner_register(args) -> int:
     api, settings = _runner_api(args)
     try:
         reg = register(api, req, host, settings)
-    except (Refused, ApiError) as exc:
+    except Refused as exc:
         print(f"ERROR {exc}", file=sys.stderr)
-        return 1
+        return failure.USAGE
+    except ApiError as exc:
+        return failure.report(exc)
     for w in reg.warnings:
         print(w, file=sys.stderr)
     if args.json:
@@ -110,8 +114,7 @@ def cmd_runner_list(args) -> int:
     try:
         runners = api.runners(_scope(args))
     except ApiError as exc:
-        print(f"ERROR {exc}", file=sys.stderr)
-        return 1
+        return failure.report(exc)
     rows = describe(runners)
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -132,8 +135,7 @@ def cmd_runner_remove(args) -> int:
         runner = find_runner(api, _scope(args), args.name)
         api.remove(_scope(args), runner["id"])
     except ApiError as exc:
-        print(f"ERROR {exc}", file=sys.stderr)
-        return 1
+        return failure.report(exc)
     print(f"removed {args.name} (id {runner['id']})")
     return 0
 
@@ -174,8 +176,8 @@ def add(sub) -> None:
 
     def scope_flags(c, required=True):
         where = c.add_mutually_exclusive_group(required=required)
-        where.add_argument("--repo", metavar="OWNER/NAME")
-        where.add_argument("--org")
+        where.add_argument("--repo", metavar="OWNER/NAME", type=repo_arg)
+        where.add_argument("--org", type=slug_arg)
         c.add_argument("--api-url", help="REST API base URL (default: $PARITY_GITHUB_API_URL "
                                          "or https://api.github.com)")
         c.add_argument("--token-file", help="read the token from this file instead of "

@@ -134,6 +134,7 @@ class World:
                      if retried or not j.retried_in_job_id],
             "created_at": iso(b.created_at), "scheduled_at": iso(b.created_at),
             "started_at": iso(b.created_at + timedelta(minutes=1)),
+            "failing_at": iso(b.finished_at) if b.state == "failed" else None,
             "finished_at": iso(b.finished_at), "meta_data": {}, "pull_request": None,
             "rebuilt_from": None,
             "pipeline": {"id": _uuid(b.org, b.pipeline), "slug": b.pipeline, "name": b.pipeline,
@@ -144,7 +145,8 @@ class World:
         base = f"{api}/organizations/{b.org}/pipelines/{b.pipeline}/builds/{b.number}/jobs/{j.id}"
         return {
             "id": j.id, "graphql_id": "", "type": j.type, "name": j.name,
-            "step_key": None, "step": {"id": _uuid("step", b.org, b.pipeline, j.name)},
+            "step_key": None, "group_key": None,
+            "step": {"id": _uuid("step", b.org, b.pipeline, j.name)},
             "priority": {"number": 0},
             "agent_query_rules": [f"queue={j.queue}"] if j.queue else [],
             "state": j.state, "build_url": base.rsplit("/jobs/", 1)[0],
