@@ -42,7 +42,7 @@ from sqlalchemy import Connection, Engine, delete, select
 from parity.collectors.buildkite import BudgetSpent, BuildkiteError, Client, TooLarge, Unreachable
 from parity.collectors.config import suite_for
 from parity.collectors.formats.pytest_log import clean_text
-from parity.collectors.identity import suite_of_job
+from parity.collectors.identity import job_hardware_names, step_label, suite_of_job
 from parity.collectors.ingest import FileRejected, Ingester, framework_in_name
 from parity.collectors.settings import Settings
 from parity.collectors.sources import Blob, expand
@@ -60,8 +60,6 @@ TERMINAL = frozenset({"passed", "failed", "canceled", "timed_out", "skipped", "b
 # steps that build or upload rather than test (vllm-ci-dashboard's rule): no log is read
 INFRA = ("bootstrap", "docker", "build image", "upload", "pipeline upload")
 RESULT_SUFFIXES = (".xml", ".json", ".jsonl", ".csv", ".zip")
-_PREFIX = re.compile(r"^\s*([a-z]+\d+[a-z]?)_(\d+)\s*:\s*", re.I)
-_PAREN_HW = re.compile(r"\(([^)]*)\)")
 _FINAL = re.compile(r"^=*\s*(?:\d+ [a-z][a-z ]*?(?:, )?)+ in [\d.]+(?:s| seconds)", re.M)
 _PROBLEMS = re.compile(r"\d+ (?:failed|errors?)\b")
 _SHARD = re.compile(r"^>>Shard \d+: ?", re.M)
@@ -106,23 +104,8 @@ class BuildkiteReport:
 
 
 def hardware_names(job: dict) -> list[str]:
-    """Names to identify a job's hardware by, best first: the label's `mi355_1:` prefix (jobs
-    can be mis-queued, the label is what the step asked for), the agent queue, then
-    hardware names in the label's parentheses (`(B200)`, `(2xH100)`)."""
-    name = str(job.get("name") or job.get("label") or "")
-    out = []
-    m = _PREFIX.match(name)
-    if m:
-        out.append(f"{m.group(1)}_{m.group(2)}")
-    q = queue(job)
-    if q:
-        out.append(q)
-    for inside in _PAREN_HW.findall(name):
-        for token in re.split(r"[\s,/+-]+", inside):
-            token = re.sub(r"^\d+x", "", token.strip(), flags=re.I)
-            if token:
-                out.append(token)
-    return out
+    """Names to identify a Buildkite job's hardware by, best first (`identity.job_hardware_names`)."""
+    return job_hardware_names(str(job.get("name") or job.get("label") or ""), queue(job))
 
 
 def queue(job: dict) -> str:
@@ -131,18 +114,6 @@ def queue(job: dict) -> str:
         if isinstance(rule, str) and rule.startswith("queue="):
             return rule[len("queue="):]
     return ""
-
-
-def step_label(job: dict) -> str:
-    """The step a job belongs to, as both vendors name it: no hardware prefix, and no shard
-    number when the step runs in parallel."""
-    name = _PREFIX.sub("", str(job.get("name") or job.get("label") or ""))
-    total = job.get("parallel_group_total")
-    if isinstance(total, int) and total > 1:
-        index = job.get("parallel_group_index")
-        number = str(index + 1) if isinstance(index, int) else r"\d+"
-        name = re.sub(r"\s*\b" + number + r"\s*$", "", name)
-    return name.strip()
 
 
 def summary_complete(text: str) -> bool:

@@ -4,6 +4,10 @@ Each `[[source]]` names one CI feed and how its results map into the store:
 - `kind = "github"`: `repo` (OWNER/NAME), optional `workflows`, `branch`, `event`,
   `api_url`, `token_file`;
 - `kind = "buildkite"`: `org`, `pipelines`, optional `branch`, `api_url`, `token_file`;
+- `kind = "quartz"`: ROCm/Quartz's release status; optional `repo` (default ROCm/Quartz),
+  `releases` (default ["nightly"]; also "rc", "dev"), `api_url`, `token_file`;
+- `kind = "published-vllm-ci"`: the vLLM CI dashboard's published results; optional `repo`
+  (default AndreasKaratzas/vllm-ci-dashboard), `path` (default data/vllm/ci);
 and, for every kind, `name` (unique; the sync state is kept under it), `framework`, and
 `suites`, a table of regular expressions on job names to suite names that overrides the
 suite read from the job name (the first match wins).
@@ -19,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-KINDS = ("github", "buildkite")
+KINDS = ("github", "buildkite", "quartz", "published-vllm-ci")
+FEED_DEFAULTS = {"quartz": ("ROCm/Quartz", ""),
+                 "published-vllm-ci": ("AndreasKaratzas/vllm-ci-dashboard", "data/vllm/ci")}
 FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -46,11 +52,18 @@ class Source:
     pipelines: tuple[str, ...] = ()
     # both
     branch: str = ""
+    # feeds
+    releases: tuple[str, ...] = ()
+    path: str = ""
 
     @property
     def target(self) -> str:
         if self.kind == "buildkite":
             return f"{self.org}/{','.join(self.pipelines)}"
+        if self.kind == "quartz":
+            return f"{self.repo} ({','.join(self.releases)})"
+        if self.kind == "published-vllm-ci":
+            return f"{self.repo}/{self.path}"
         return self.repo
 
 
@@ -129,8 +142,9 @@ def _source(s: dict, index: int, where: str) -> Source:
     kind = text("kind", True)
     if kind not in KINDS:
         fail("kind", f"must be one of {', '.join(KINDS)} (got {kind!r})")
-    allowed = {"name", "kind", "framework", "suites", "api_url", "token_file", "branch"} | (
-        {"repo", "workflows", "event"} if kind == "github" else {"org", "pipelines"})
+    allowed = {"name", "kind", "framework", "suites", "api_url", "token_file", "branch"} | {
+        "github": {"repo", "workflows", "event"}, "buildkite": {"org", "pipelines"},
+        "quartz": {"repo", "releases"}, "published-vllm-ci": {"repo", "path"}}[kind]
     extra = set(s) - allowed
     if extra:
         fail(sorted(extra)[0], f"is not a key of a {kind} source")
@@ -153,6 +167,18 @@ def _source(s: dict, index: int, where: str) -> Source:
     common = dict(name=name, kind=kind, framework=framework,
                   suites=tuple(suites.items()), api_url=api_url, token_file=token_file,
                   branch=text("branch"))
+    if kind in FEED_DEFAULTS:
+        repo = text("repo") or FEED_DEFAULTS[kind][0]
+        if not _REPO.match(repo):
+            fail("repo", f"must be OWNER/NAME (got {repo!r})")
+        releases = texts("releases") or (("nightly",) if kind == "quartz" else ())
+        for r in releases:
+            if not _SLUG.match(r):
+                fail("releases", f"holds {r!r}, which is not a release type (nightly, rc, dev)")
+        path = text("path") or FEED_DEFAULTS[kind][1]
+        if ".." in path.split("/"):
+            fail("path", "must not climb out of the repository")
+        return Source(**common, repo=repo, releases=releases, path=path.strip("/"))
     if kind == "github":
         repo = text("repo", True)
         if not _REPO.match(repo):

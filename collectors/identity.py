@@ -75,3 +75,40 @@ def suite_of_job(job_name: str, vocab: Vocabulary) -> str:
     text = _VENDOR_WORDS.sub(" ", vocab.fold(_PARENS.sub(" ", last)).lower())
     words = [w for w in re.split(r"[\s_/]+", text) if w]
     return re.sub(r"-{2,}", "-", "-".join(words)).strip("-")[:200]
+
+
+_JOB_PREFIX = re.compile(r"^\s*([a-z]+\d+[a-z]?)_(\d+)\s*:\s*", re.I)
+_PAREN_HW = re.compile(r"\(([^)]*)\)")
+# a GPU name in a label's parentheses: H100, B200, A100, L4, GB200, MI300, gfx942 ("2 GPUs",
+# "API Server" or "CPU" are not)
+_GPU_TOKEN = re.compile(r"^(?:mi\d{3}[a-z]?|g?[abhl]\d{1,3}[a-z]?|gfx\d{3,4}[a-z]?)$", re.I)
+
+
+def job_hardware_names(name: str, queue: str = "") -> list[str]:
+    """Names to identify a vLLM-style CI job's hardware by, best first: the label's
+    `mi355_1:` prefix (jobs can be mis-queued; the label is what the step asked for), the
+    agent queue, then hardware names in the label's parentheses (`(B200)`, `(2xH100)`)."""
+    out = []
+    m = _JOB_PREFIX.match(name)
+    if m:
+        out.append(f"{m.group(1)}_{m.group(2)}")
+    if queue:
+        out.append(queue)
+    for inside in _PAREN_HW.findall(name):
+        for token in re.split(r"[\s,/+-]+", inside):
+            token = re.sub(r"^\d+x", "", token.strip(), flags=re.I)
+            if _GPU_TOKEN.match(token):
+                out.append(token)
+    return out
+
+
+def step_label(job: dict) -> str:
+    """The step a Buildkite job belongs to, as both vendors name it: no hardware prefix, and
+    no shard number when the step runs in parallel (`parallel_group_total` > 1)."""
+    name = _JOB_PREFIX.sub("", str(job.get("name") or job.get("label") or ""))
+    total = job.get("parallel_group_total")
+    if isinstance(total, int) and total > 1:
+        index = job.get("parallel_group_index")
+        number = str(index + 1) if isinstance(index, int) else r"\d+"
+        name = re.sub(r"\s*\b" + number + r"\s*$", "", name)
+    return name.strip()

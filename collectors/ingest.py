@@ -121,7 +121,7 @@ class Ingester:
                 try:
                     if Path(blob.name.split("!")[-1]).name == manifests.NAME:
                         continue
-                    outcome = self._one(blob, opts)
+                    outcome = self.ingest_blob(blob, opts)
                 except FileRejected as exc:
                     reject(blob.name, exc.reason, blob.sha256, exc.format)
                     continue
@@ -168,7 +168,8 @@ class Ingester:
         return result, fmt
 
     @paused_gc()
-    def _one(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+    def ingest_blob(self, blob: Blob, options: IngestOptions) -> FileOutcome:
+        """Detect, parse and store one blob in one transaction (raises `FileRejected`)."""
         parsed = self.parse(blob, options.format)
         if isinstance(parsed, str):
             return FileOutcome(blob.name, "skipped", reason=parsed)
@@ -176,14 +177,24 @@ class Ingester:
         prov = self._provenance(blob, result, options)
         art = ArtifactInfo(path=blob.name, sha256=blob.sha256, size_bytes=blob.size,
                            format=fmt.name, parser_version=fmt.version, name=blob.archive_name)
+        problems = [str(p) for p in result.meta.get("problems") or []]
         try:
             with store.bulk_transaction(self.engine) as conn:
                 status, written = self.writer.write(conn, result, prov, art)
+                for problem in problems:  # lines left out of a file that was otherwise read
+                    line = problem.split(":", 1)[0][5:] if problem.startswith("line ") else ""
+                    store.record_ingest_error(conn, f"{blob.name}:{line}" if line else blob.name,
+                                              problem[:1000], blob.sha256, fmt.name)
         except Exception:
             self.writer.forget_cache()
             raise
         self.echo(f"{status.upper():9} {blob.name} ({fmt.name}, {result.record_count} records)")
-        return FileOutcome(blob.name, status, fmt.name, written)
+        for problem in problems[:20]:
+            self.echo(f"SKIPPED   {blob.name}: {problem}")
+        if len(problems) > 20:
+            self.echo(f"SKIPPED   {blob.name}: ... and {len(problems) - 20} more lines")
+        return FileOutcome(blob.name, status, fmt.name, written,
+                           reason="; ".join(problems[:3]))
 
     def _read_all(self, blob: Blob) -> bytes:
         if blob.size > self.settings.max_json_bytes:

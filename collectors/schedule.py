@@ -79,7 +79,8 @@ def _token(source: configs.Source, fallback: Secret | None) -> Secret | None:
 
 def sync_source(engine: Engine, source: configs.Source, settings: Settings, *,
                 stop: threading.Event | None = None,
-                echo: Callable[[str], None] | None = None) -> SourceOutcome:
+                echo: Callable[[str], None] | None = None,
+                since: datetime | None = None) -> SourceOutcome:
     """Sync one source; never raises for what the source or its API did."""
     from parity.collectors.buildkite import BuildkiteError
 
@@ -87,9 +88,11 @@ def sync_source(engine: Engine, source: configs.Source, settings: Settings, *,
 
     try:
         if source.kind == "github":
-            status, line, report = _github(engine, source, settings, stop, echo)
+            status, line, report = _github(engine, source, settings, stop, echo, since)
+        elif source.kind == "buildkite":
+            status, line, report = _buildkite(engine, source, settings, stop, echo, since)
         else:
-            status, line, report = _buildkite(engine, source, settings, stop, echo)
+            status, line, report = _feed(engine, source, settings, echo, since)
     except (GitHubError, BuildkiteError, OSError, configs.ConfigError) as exc:
         status, line, report = FAILED, _one_line(str(exc)), {}
     except Exception as exc:  # one broken source must not stop the others
@@ -103,7 +106,7 @@ def sync_source(engine: Engine, source: configs.Source, settings: Settings, *,
     return outcome
 
 
-def _github(engine, source, settings, stop, echo):
+def _github(engine, source, settings, stop, echo, since):
     from parity.collectors.github import Client
     from parity.collectors.sync import GitHubSync, SyncOptions
 
@@ -111,7 +114,7 @@ def _github(engine, source, settings, stop, echo):
     sync = GitHubSync(engine, client, settings, echo=echo)
     sync.stop = stop
     report = sync.run(SyncOptions(repo=source.repo, workflows=source.workflows,
-                                  branch=source.branch, event=source.event,
+                                  branch=source.branch, event=source.event, since=since,
                                   framework=source.framework, suites=source.suites))
     c = report.cost
     line = (f"{report.runs_synced} runs synced, {report.runs_already} already stored, "
@@ -125,7 +128,7 @@ def _github(engine, source, settings, stop, echo):
     return status, _one_line(client.redact(line)), report.as_dict()
 
 
-def _buildkite(engine, source, settings, stop, echo):
+def _buildkite(engine, source, settings, stop, echo, since):
     from parity.collectors.buildkite import BuildkiteError, Client
     from parity.collectors.buildkite_sync import BuildkiteOptions, BuildkiteSync
 
@@ -138,7 +141,7 @@ def _buildkite(engine, source, settings, stop, echo):
     sync.stop = stop
     report = sync.run(BuildkiteOptions(org=source.org, pipelines=source.pipelines,
                                        branch=source.branch, framework=source.framework,
-                                       suites=source.suites))
+                                       since=since, suites=source.suites))
     c = report.cost
     line = (f"{report.builds_synced} builds synced, {report.builds_already} already stored, "
             f"{report.builds_open} still running, {report.builds_failed} failed; "
@@ -152,6 +155,28 @@ def _buildkite(engine, source, settings, stop, echo):
     return status, _one_line(client.redact(line)), report.as_dict()
 
 
+def _feed(engine, source, settings, echo, since):
+    from parity.collectors.feeds import FeedOptions, FeedSync
+    from parity.collectors.github import Client
+
+    client = Client(settings, api_url=source.api_url, token=_token(source, settings.token))
+    report = FeedSync(engine, client, settings, echo=echo).run(FeedOptions(
+        kind=source.kind, repo=source.repo, releases=source.releases, path=source.path,
+        since=since))
+    c = report.cost
+    line = (f"{report.files_read} files read, {report.files_known} already read; "
+            f"{report.records} records; {c['requests']} requests ({c['not_modified']} "
+            f"answered 304)")
+    status = STOPPED if report.stopped else (FAILED if report.errors else OK)
+    if report.errors:
+        line += f"; first error: {report.errors[0]}"
+    if report.rejected:
+        line += f"; {len(report.rejected)} files or lines rejected, first: {report.rejected[0]}"
+    if report.stopped:
+        line += f"; {report.stopped}"
+    return status, _one_line(client.redact(line)), report.as_dict()
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())[:1000]
 
@@ -159,14 +184,15 @@ def _one_line(text: str) -> str:
 def sync_round(engine: Engine, config: configs.Config, settings: Settings, *,
                names: tuple[str, ...] = (), stop: threading.Event | None = None,
                log: Callable[[str], None] = print,
-               echo: Callable[[str], None] | None = None) -> list[SourceOutcome]:
+               echo: Callable[[str], None] | None = None,
+               since: datetime | None = None) -> list[SourceOutcome]:
     """One round over the sources (all, or those `names`), logging a line per source."""
     chosen = [config.source(n) for n in names] if names else list(config.sources)
     outcomes = []
     for source in chosen:
         if stop is not None and stop.is_set():
             break
-        out = sync_source(engine, source, settings, stop=stop, echo=echo)
+        out = sync_source(engine, source, settings, stop=stop, echo=echo, since=since)
         outcomes.append(out)
         log(f"{_now()} {out.name} ({out.kind} {out.target}): {out.status}: {out.line}")
     return outcomes

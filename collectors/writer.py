@@ -18,8 +18,9 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from parity.collectors.formats.records import OUTCOMES, ParseResult, TestRecord, merge_repeats
-from parity.collectors.identity import ParityKeys, skip_category
+from parity.collectors.formats.records import (OUTCOMES, ParseResult, RunRef, TestRecord,
+                                               merge_repeats)
+from parity.collectors.identity import ParityKeys, skip_category, step_label, suite_of_job
 from parity.db import state, store
 from parity.db.capabilities import capabilities
 from parity.db.hardware import Vocabulary
@@ -140,6 +141,16 @@ def _jsonable(cfg: dict) -> str:
     return json.dumps({k: clean(v) for k, v in cfg.items()}, sort_keys=True, default=str)
 
 
+def _run_provenance(prov: Provenance, run: RunRef) -> Provenance:
+    """The provenance of a file, moved onto a run the file reports on."""
+    return replace(prov, ci_system=run.ci_system, repository=run.repository[:200],
+                   run_id=run.run_id[:64], attempt=run.attempt, workflow=run.workflow[:300],
+                   head_sha=run.commit[:64], branch=run.branch[:200], event=run.event[:64],
+                   run_conclusion=run.conclusion[:32], run_url=run.url[:500],
+                   run_created_at=run.created_at, run_started_at=run.started_at,
+                   run_completed_at=run.completed_at)
+
+
 def split_by_hardware(result: ParseResult) -> dict[str | None, ParseResult]:
     """Records that name their own hardware (InferenceX rows, v3 runners) go to one job per
     hardware; everything else stays together under the key None."""
@@ -210,6 +221,8 @@ class Writer:
     def write(self, conn: Connection, result: ParseResult, prov: Provenance,
               art: ArtifactInfo) -> tuple[str, int]:
         """Store one parsed file. Returns ("ingested" | "unchanged", records written)."""
+        if result.runs or result.jobs:
+            return self._write_document(conn, result, prov, art)
         # an explicit hardware name (the --hardware flag, a job's labels) overrides hints
         parts = {None: result} if prov.hardware else split_by_hardware(result)
         status, written = "unchanged", 0
@@ -218,6 +231,41 @@ class Writer:
             if hint is not None and not prov.hardware:
                 p = replace(prov, job_id=f"{prov.job_id}/{hint}", hardware=[hint])
             s, n = self._write_part(conn, part, p, art)
+            if s == "ingested":
+                status = "ingested"
+            written += n
+        return status, written
+
+    def _write_document(self, conn: Connection, result: ParseResult, prov: Provenance,
+                        art: ArtifactInfo) -> tuple[str, int]:
+        """A document that reports on runs and jobs of its own (a ROCm nightly's status, a
+        published results feed): each run and job under its own identity, each job's results
+        with it. A job without results is stored as its conclusion (a job-level result); a
+        snapshot job's earlier results are replaced by a newer version of the document."""
+        status, written = "unchanged", 0
+        for run in result.runs:
+            pk_before = store.find_run(conn, run.ci_system, run.repository, run.run_id, run.attempt)
+            self.ensure_run(conn, _run_provenance(prov, run))
+            if pk_before is None:
+                status, written = "ingested", written + 1
+        for job in result.jobs:
+            p = replace(_run_provenance(prov, job.run), job_id=job.job_id[:100],
+                        job_name=job.name[:500],
+                        suite=(job.suite or suite_of_job(step_label({"name": job.name}),
+                                                         self.vocab))[:200],
+                        hardware=list(job.hardware), runner_labels=[],
+                        job_conclusion=job.conclusion[:32], job_url=job.url[:500],
+                        job_created_at=job.started_at, job_started_at=job.started_at,
+                        job_completed_at=job.completed_at,
+                        framework=job.framework or prov.framework,
+                        framework_version=job.framework_version or prov.framework_version,
+                        rocm_version=job.rocm_version or prov.rocm_version)
+            job_pk = self.ensure_job(conn, p)
+            if not job.result.record_count:
+                continue
+            if job.snapshot and store.find_artifact(conn, job_pk, art.sha256) is None:
+                store.clear_job_results(conn, job_pk)
+            s, n = self._write_part(conn, job.result, p, art)
             if s == "ingested":
                 status = "ingested"
             written += n

@@ -357,3 +357,20 @@ def sources(df: pd.DataFrame) -> alt.Chart:
     rule = alt.Chart(pd.DataFrame({"hours": [24.0]})).mark_rule(strokeDash=[4, 4]).encode(
         x="hours:Q")
     return alt.layer(bars, rule)
+
+
+def rocm_stack(df: pd.DataFrame) -> alt.Chart:
+    """Pass rate of each component per architecture, night by night; nights that only
+    built (no pass rate) show as hollow points on the axis."""
+    d = _prep(df, ["night", "framework", "hardware", "build", "tested", "passed", "failed",
+                   "pass_rate", "verdict"])
+    lines = alt.Chart(d, title=_title("AMD software stack: pass rate per architecture", d)) \
+        .mark_line(point=True).encode(
+            x=alt.X("night:T", title=None), y=alt.Y("pass_rate:Q", title="pass rate",
+                                                   scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color("hardware:N"), strokeDash=alt.StrokeDash("framework:N"),
+            tooltip=_tips(d))
+    idle = alt.Chart(d).transform_filter("datum.tested == 0").mark_point(
+        shape="circle", filled=False, size=60).encode(
+            x="night:T", y=alt.datum(0), color="hardware:N", tooltip=_tips(d))
+    return alt.layer(lines, idle)

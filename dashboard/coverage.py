@@ -60,9 +60,12 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
         has_acc = set(acc.loc[acc["framework"] == fw, "hardware"]) if not acc.empty else set()
         for hw, g in j[j["vendor"] == "amd"].groupby("hardware"):
             tests = int(g["total"].sum())
-            if tests == 0 and hw not in has_bench and hw not in has_acc:
+            executed = int((g["passed"] + g["failed"] + g["error"] + g["xfailed"]
+                            + g["xpassed"]).sum())
+            if executed == 0 and hw not in has_bench and hw not in has_acc:
+                what = f"{tests} tests, all skipped" if tests else "0 tests"
                 rows.append(dict(framework=fw, finding="builds but runs no tests", suite="",
-                                 hardware=hw, detail=f"{len(g)} jobs, 0 tests, no benchmark "
+                                 hardware=hw, detail=f"{len(g)} jobs, {what}, no benchmark "
                                  "or accuracy result", last_run=g["run_at"].max()))
             if has_acc and hw not in has_acc:
                 rows.append(dict(framework=fw, finding="no accuracy gate", suite="", hardware=hw,

@@ -25,6 +25,7 @@ from parity.dashboard import coverage as coverage_rules
 from parity.dashboard import fleet as fleet_rules
 from parity.dashboard import headline as headline_rules
 from parity.dashboard import outcomes, performance, regressions as findings, tables
+from parity.dashboard import stack as stack_rules
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
 from parity.db import vectors as vec
@@ -581,3 +582,14 @@ def sources(store: Store = None, *, now=None, stale_hours: float = SOURCE_STALE_
                     stale=since.isna() | (since > stale_hours))
     out["stale"] = out["stale"].astype(bool)
     return out.reset_index(drop=True)
+
+
+def rocm_stack(store: Store = None, *, framework=None, hardware=None, since=None, until=None,
+               week=None) -> pd.DataFrame:
+    """AMD's software across ROCm libraries, per architecture and night: the pass rate of
+    ROCm, PyTorch and JAX in TheRock's release runs (ROCm/Quartz status), with each night's
+    build status and a verdict (`build only` where nothing was tested, never passing)."""
+    when = _recent(store, since, until, week, HISTORY_DAYS)
+    out = stack_rules.nightly(_in(_jobs(store, framework, None, when), when))
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out

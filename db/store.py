@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Sequence
 
-from sqlalchemy import Connection, Engine, Table, and_, select, update
+from sqlalchemy import Connection, Engine, Table, and_, delete, select, update
 
 from parity.db.models import (
     AccuracyMetric,
@@ -26,6 +26,7 @@ from parity.db.models import (
     HttpValidator,
     IngestError,
     JobCapability,
+    JobOutcome,
     RunnerSnapshot,
     SourceSync,
     SyncCheckpoint,
@@ -138,6 +139,22 @@ def upsert_job(conn: Connection, run_pk: int, job_id: str, **job: Any) -> int:
     pk = _get_or_create(conn, CiJob, key, {k: v for k, v in job.items() if v is not None})
     _fill_updates(conn, CiJob, pk, job)
     return pk
+
+
+def find_run(conn: Connection, ci_system: str, repository: str, run_id: str,
+             attempt: int = 1) -> int | None:
+    t = CiRun.__table__
+    return conn.execute(select(t.c.id).where(
+        t.c.ci_system == ci_system, t.c.repository == repository, t.c.run_id == run_id,
+        t.c.attempt == attempt)).scalar()
+
+
+def clear_job_results(conn: Connection, job_pk: int) -> None:
+    """Drop a job's results (its files, their rows, its summaries and outcome vector) before
+    a newer version of the one document that holds them is stored."""
+    conn.execute(delete(Artifact.__table__).where(Artifact.__table__.c.job_pk == job_pk))
+    for model in (TestSummary, JobOutcome):
+        conn.execute(delete(model.__table__).where(model.__table__.c.job_pk == job_pk))
 
 
 def find_artifact(conn: Connection, job_pk: int, sha256: str) -> int | None:

@@ -163,3 +163,29 @@ def test_overview_lists_the_sources_and_marks_a_stale_one(demo_db, tmp_path, mon
     assert rows.loc["sglang-nightly", "status"] == "failed" and rows.loc["sglang-nightly", "stale"]
     warning = " ".join(w.value for w in at.warning)
     assert "sglang-nightly (last good sync 30 h ago)" in warning and "vllm-buildkite" not in warning
+
+
+def test_overview_shows_the_rocm_stack_per_architecture(real, tmp_path, monkeypatch):
+    """TheRock's nightly status on the overview: a pass rate per component and architecture,
+    and an architecture that only built says so instead of passing."""
+    import json
+
+    from parity.collectors.ingest import ingest
+    from parity.db.engine import make_engine
+
+    doc = json.loads((real / "rocm-quartz" / "status_release-nightly_20260821.json").read_text())
+    doc["summary"]["linux"]["architectures"].append("gfx125X-dcgpu")
+    status = tmp_path / "status.json"
+    status.write_text(json.dumps(doc))
+    db = tmp_path / "stack.db"
+    engine = make_engine(db)
+    ingest(engine, [status])
+    engine.dispose()
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{db}")
+    at = open_page("overview")
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    rows = table.set_index(["framework", "hardware"])
+    assert rows.loc[("rocm", "mi455x"), "verdict"] == "build only"
+    assert rows.loc[("jax", "gfx942"), "verdict"] == "passing"
+    assert "frames.rocm_stack()" in "\n".join(c.value for c in at.code)

@@ -46,6 +46,11 @@ RESULTS = [
     ("pytorch/junit_xml/tst_disabled.xml", "junit", {"error": 1, "failed": 19, "passed": 6, "skipped": 5}, 0, 0),
     ("semianalysis-inferencex/bench-result_glm5_fp8_vllm_tp8_isl1024_osl128_conc8.json", "serving-bench", {}, 13, 0),
     ("semianalysis-inferencex/supplemental-evals.json", "inferencex-evals", {}, 0, 132),
+    # documents that report on runs and jobs of their own (counts: the tests of their jobs)
+    ("rocm-quartz/status_release-nightly_20260821.json", "quartz-status", {"passed": 30, "failed": 66}, 0, 0),
+    ("vllm-ci/dashboard_ci_health.json", "vllm-ci-health", {}, 0, 0),
+    ("vllm-ci/dashboard_test_results_2026-05-18_amd.jsonl", "vllm-ci-results", {}, 0, 0),
+    ("vllm-ci/dashboard_test_results_2026-05-18_upstream.jsonl", "vllm-ci-results", {"failed": 6}, 0, 0),
 ]
 
 # Configuration, webhook payloads and other dashboards' exports: not CI result files.
@@ -57,19 +62,15 @@ NOT_RESULTS = [
     "pytorch/github_webhooks/workflow_jobs.json",
     "pytorch/github_webhooks/workflow_run.completed.json",
     "rocm-quartz/status_json_reference.jsonc",
-    "rocm-quartz/status_release-nightly_20260821.json",
     "semianalysis-inferencex/amd-master.yaml",
     "semianalysis-inferencex/eval-thresholds.yaml",
     "semianalysis-inferencex/inference-chart-config.json",
     "semianalysis-inferencex/run_stats.mock.json",
     "semianalysis-inferencex/runners.yaml",
     "sglang-ci/pr-test-amd.yml",
-    "vllm-ci/dashboard_ci_health.json",
     "vllm-ci/dashboard_config_parity.json",
     "vllm-ci/dashboard_failure_trends.json",
     "vllm-ci/dashboard_parity_key_overrides.json",
-    "vllm-ci/dashboard_test_results_2026-05-18_amd.jsonl",
-    "vllm-ci/dashboard_test_results_2026-05-18_upstream.jsonl",
     "vllm-ci/gsm8k_DeepSeek-R1-TP.yaml",
     "vllm-ci/gsm8k_DeepSeek-R1-TP_MI355.yaml",
     "vllm-ci/perf-benchmarks_serving-tests-rocm.json",
@@ -94,7 +95,8 @@ def test_every_real_file_is_accounted_for(real):
 def test_real_sample_parses_with_known_counts(real, rel, fmt, outcomes, benchmarks, accuracy):
     got_fmt, result = _parse(shared(real / rel, "a listed real sample"))
     assert got_fmt == fmt
-    assert dict(Counter(t.outcome for t in result.tests)) == outcomes
+    tests = result.tests + [t for job in result.jobs for t in job.result.tests]
+    assert dict(Counter(t.outcome for t in tests)) == outcomes
     assert (len(result.benchmarks), len(result.accuracy)) == (benchmarks, accuracy)
 
 

@@ -101,7 +101,10 @@ def test_the_shipped_example_is_a_valid_sources_file():
     cfg = configs.load(ROOT / "parity.example.toml")
     kinds = {s.name: (s.kind, s.target) for s in cfg.sources}
     assert kinds == {"vllm-buildkite": ("buildkite", "vllm/ci,amd-ci"),
-                     "sglang-nightly": ("github", "sgl-project/sglang")}
+                     "sglang-nightly": ("github", "sgl-project/sglang"),
+                     "rocm-nightly": ("quartz", "ROCm/Quartz (nightly)"),
+                     "vllm-published": ("published-vllm-ci",
+                                        "AndreasKaratzas/vllm-ci-dashboard/data/vllm/ci")}
 
 
 @pytest.mark.parametrize("body, message", [

@@ -16,7 +16,9 @@ from parity.collectors.formats import (
     pytest_json,
     pytest_log,
     pytorch_bench,
+    quartz,
     serving,
+    vllm_ci,
 )
 from parity.collectors.formats.records import NotRecognised, ParseResult
 
@@ -41,6 +43,9 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("pytorch-v3", pytorch_bench.PARSER_VERSION, False, pytorch_bench.parse),
     Format("inductor-csv", inductor_csv.PARSER_VERSION, False, inductor_csv.parse),
     Format("lm-eval", lm_eval.PARSER_VERSION, False, lm_eval.parse),
+    Format("quartz-status", quartz.PARSER_VERSION, False, quartz.parse),
+    Format("vllm-ci-results", vllm_ci.PARSER_VERSION, False, vllm_ci.parse_rows),
+    Format("vllm-ci-health", vllm_ci.PARSER_VERSION, False, vllm_ci.parse_health),
 )}
 
 
@@ -69,6 +74,14 @@ def detect(head: bytes, name: str, read_all: Callable[[], bytes]) -> str:
     if text.startswith(b"<"):
         return "junit"
     if text[:1] in (b"{", b"["):
+        start = text[:HEAD_BYTES].decode("utf-8", errors="replace")
+        # documents told apart by their top-level keys, before the record-based formats
+        if quartz.looks_like(start):
+            return "quartz-status"
+        if vllm_ci.looks_like_rows(start):
+            return "vllm-ci-results"
+        if vllm_ci.looks_like_health(start):
+            return "vllm-ci-health"
         return detect_json(read_all())
     try:
         head_text = head.decode("utf-8", errors="replace")

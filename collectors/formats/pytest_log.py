@@ -21,6 +21,9 @@ from parity.collectors.formats.records import (
 
 PARSER_VERSION = "2"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b?_bk;t=\d+\x07?")
+# the same for a whole text, in passes a regex can search for by their literal start
+_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_BK = re.compile(r"_bk;t=\d+\x07?")
 _TIMESTAMP = re.compile(r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z |"
                         r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\] ?)")
 _SHARD = re.compile(r"^>>Shard (\d+): ?")
@@ -50,7 +53,11 @@ _TIMESTAMPS = re.compile(_TIMESTAMP.pattern, re.M)
 def clean_text(text: str) -> str:
     """`clean` for a whole log at once (a regex pass over the text is several times faster
     than one per line)."""
-    return _TIMESTAMPS.sub("", _ANSI.sub("", text)).replace("\r\n", "\n")
+    if "\x1b" in text:
+        text = _CSI.sub("", text)
+    if "_bk;t=" in text:
+        text = _BK.sub("", text)
+    return _TIMESTAMPS.sub("", text.replace("\x1b", "")).replace("\r\n", "\n")
 
 
 def looks_like(head: str) -> bool:
@@ -99,13 +106,14 @@ def _parse_clean(lines: Iterable[str], prefix: str) -> ParseResult:
     current: TestRecord | None = None
     for line in lines:
         stripped = line.strip()
-        if _COMMAND.search(stripped) and not stripped.startswith(("FAILED", "ERROR")) and \
-                "test session starts" not in stripped:
+        if "pytest" in stripped and _COMMAND.search(stripped) and \
+                not stripped.startswith(("FAILED", "ERROR")) and "test session starts" not in stripped:
             command = stripped[:200]
-        if _SUMMARY_HEADER.match(stripped):
+        if stripped.startswith("=") and _SUMMARY_HEADER.match(stripped):
             in_summary, current = True, None
             continue
-        final = _FINAL.match(stripped)
+        # a counts line holds " in <seconds>": the cheap test spares the regex most lines
+        final = _FINAL.match(stripped) if " in " in stripped else None
         if final:
             session += 1
             counts: dict[str, int] = {}

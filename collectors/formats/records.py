@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -87,6 +88,49 @@ class AccuracyRecord:
 
 
 @dataclass
+class RunRef:
+    """A CI run a document reports on (a Buildkite build another tool parsed, a ROCm
+    nightly): it becomes a run of the store under its own CI system and id."""
+
+    ci_system: str
+    repository: str
+    run_id: str
+    attempt: int = 1
+    workflow: str = ""
+    commit: str = ""
+    branch: str = ""
+    event: str = ""
+    conclusion: str = ""
+    url: str = ""
+    created_at: datetime | None = None
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+
+
+@dataclass
+class JobPart:
+    """One job of a document that covers many (a whole nightly in one file): its run, its
+    identity, hardware and outcome, and its results. A job with no results is a job-level
+    result: its conclusion is all there is. `snapshot` jobs are replaced, not added to,
+    when a newer version of the document arrives (a status file updated through the night)."""
+
+    run: RunRef
+    job_id: str
+    name: str
+    result: "ParseResult"
+    suite: str = ""
+    hardware: list[str] = field(default_factory=list)
+    framework: str | None = None
+    framework_version: str = ""
+    rocm_version: str = ""
+    conclusion: str = ""
+    url: str = ""
+    started_at: datetime | None = None
+    completed_at: datetime | None = None
+    snapshot: bool = False
+
+
+@dataclass
 class ParseResult:
     format: str
     tests: list[TestRecord] = field(default_factory=list)
@@ -94,10 +138,13 @@ class ParseResult:
     benchmarks: list[BenchmarkRecord] = field(default_factory=list)
     accuracy: list[AccuracyRecord] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)  # timestamp, hostname, commit, …
+    runs: list[RunRef] = field(default_factory=list)  # runs a multi-job document describes
+    jobs: list[JobPart] = field(default_factory=list)  # that document's jobs
 
     @property
     def record_count(self) -> int:
-        return len(self.tests) + len(self.benchmarks) + len(self.accuracy) + len(self.sessions)
+        return (len(self.tests) + len(self.benchmarks) + len(self.accuracy) + len(self.sessions)
+                + len(self.runs) + sum(max(j.result.record_count, 1) for j in self.jobs))
 
 
 def merge_repeats(tests: list[TestRecord]) -> list[TestRecord]:

@@ -24,7 +24,11 @@ def cmd_ingest(args) -> int:
     print(f"ingested {report.count('ingested')} files ({report.records} records), "
           f"{report.count('unchanged')} unchanged, {report.count('skipped')} not result files, "
           f"{report.count('rejected')} rejected")
-    return 2 if report.rejected else 0
+    partial = [f for f in report.files if f.status in ("ingested", "unchanged") and f.reason]
+    if partial:
+        print(f"{len(partial)} files had lines left out (see above, and `ingest_error`)",
+              file=sys.stderr)
+    return 2 if report.rejected else (1 if partial else 0)
 
 
 def cmd_status(args) -> int:

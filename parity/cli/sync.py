@@ -6,7 +6,7 @@ import signal
 import sys
 import threading
 
-from parity.cli.options import engine
+from parity.cli.options import date_arg, engine
 
 BUSY = 4  # another sync holds the lock
 
@@ -36,12 +36,15 @@ def cmd_sync(args) -> int:
         signal.signal(sig, lambda *_: stop.set())
     log = (lambda line: print(line, file=sys.stderr, flush=True)) if args.json else \
         (lambda line: print(line, flush=True))
+    if interval is not None and args.since:
+        print("ERROR --since backfills once; run it without --every", file=sys.stderr)
+        return 2
     if interval is not None:
         return schedule.every(store, path, settings, interval, stop, names=names, log=log)
     try:
         with schedule.round_lock(schedule.lock_path(store)):
             outcomes = schedule.sync_round(store, config, settings, names=names, stop=stop,
-                                           log=log)
+                                           log=log, since=args.since)
     except schedule.Busy as exc:
         print(f"ERROR {exc}; this round is skipped", file=sys.stderr)
         return BUSY
@@ -64,5 +67,7 @@ def add(sub) -> None:
                     help="only this source (repeatable)")
     sy.add_argument("--every", metavar="INTERVAL", help="keep syncing, a round every INTERVAL "
                     "(30m, 1h, ...), until SIGTERM; rounds never overlap")
+    sy.add_argument("--since", type=date_arg, help="backfill every source from this date "
+                    "(default: each source's checkpoint)")
     sy.add_argument("--json", action="store_true", help="print each source's report as JSON")
     sy.set_defaults(func=cmd_sync)

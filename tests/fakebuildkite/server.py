@@ -121,7 +121,8 @@ class FakeBuildkite:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+            protocol_version = "HTTP/1.1"  # keep-alive, as Buildkite
+            disable_nagle_algorithm = True  # headers and body go out as separate writes
 
             def do_GET(self):
                 route(self)

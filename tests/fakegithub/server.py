@@ -353,7 +353,8 @@ class _ApiHandler(_Base):
                 counts: bool = True) -> None:
         fake = self.fake
         headers = dict(headers or {})
-        raw = dumps(body) if body is not None and status != 302 else b""
+        raw = body if isinstance(body, bytes) else (
+            dumps(body) if body is not None and status != 302 else b"")
         conditional = "If-None-Match" in self.headers
         if status == 200:
             etag = 'W/"' + hashlib.sha1(raw + (self.token or "").encode()).hexdigest() + '"'
@@ -375,7 +376,7 @@ class _ApiHandler(_Base):
             "Cache-Control": "private, max-age=60, s-maxage=60" if identity else
                              "public, max-age=60, s-maxage=60",
             "Vary": "Accept, Authorization, Cookie, X-GitHub-OTP,Accept-Encoding, Accept, X-Requested-With",
-            "X-GitHub-Media-Type": "github.v3; format=json"})
+            "X-GitHub-Media-Type": headers.get("X-GitHub-Media-Type", "github.v3; format=json")})
         with fake.lock:
             fake.log.append(Logged(method, self.path, status, identity is not None, conditional))
         self._send(status, raw, headers)
@@ -419,6 +420,15 @@ class _ApiHandler(_Base):
             return 200, w.repo_payload(repo, base), {}
         if rest[:2] == ["actions", "runners"]:
             return self._runners(repo_name, rest[2:], method)
+        if rest[:1] == ["contents"] and method == "GET":
+            found = w.contents_payload(repo, "/".join(rest[1:]), base)
+            if found is None:
+                raise _NotFound
+            accept = self.headers.get("Accept", "")
+            if isinstance(found, dict) and "application/vnd.github.raw" in accept:
+                return 200, w.repos[repo_name].files["/".join(rest[1:]).strip("/")], \
+                    {"X-GitHub-Media-Type": "github.v3; param=raw"}
+            return 200, found, {}
         if method == "POST":
             if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
                 if self.token is None:

@@ -6,6 +6,7 @@ conformance test checks that), with every URL written from the fake's own base U
 PyGithub and any careful client require."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
@@ -17,6 +18,11 @@ from itertools import count
 
 def iso(dt: datetime | None) -> str | None:
     return None if dt is None else dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def git_blob_sha(data: bytes) -> str:
+    """The sha git gives a file's content (`git hash-object`)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def zip_bytes(files: dict[str, bytes | str]) -> bytes:
@@ -99,6 +105,7 @@ class Repo:
     id: int
     private: bool = False
     workflows: dict[str, int] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)  # path -> content (default branch)
 
 
 class World:
@@ -126,6 +133,49 @@ class World:
         if repo is None:
             repo = self.repos[full_name] = Repo(full_name, self.next_id(), private)
         return repo
+
+    def add_file(self, repo: str, path: str, data: bytes | str) -> None:
+        """Put a file in a repository's default branch (the contents API serves it)."""
+        self.add_repo(repo).files[path.strip("/")] = data.encode() if isinstance(data, str) else data
+
+    def contents_payload(self, repo: Repo, path: str, base: str) -> dict | list | None:
+        """The contents API's answer for a file (with base64 content) or a directory (its
+        entries, each with its git sha), or None when nothing is there."""
+        path = path.strip("/")
+        web = f"https://github.com/{repo.full_name}"
+
+        def entry(p: str, kind: str, sha: str, size: int) -> dict:
+            api = f"{base}/repos/{repo.full_name}/contents/{p}?ref=main"
+            raw = f"https://raw.githubusercontent.com/{repo.full_name}/main/{p}"
+            html = f"{web}/{'blob' if kind == 'file' else 'tree'}/main/{p}"
+            git = f"{base}/repos/{repo.full_name}/git/{'blobs' if kind == 'file' else 'trees'}/{sha}"
+            return {"name": p.rsplit("/", 1)[-1], "path": p, "sha": sha, "size": size,
+                    "url": api, "html_url": html, "git_url": git,
+                    "download_url": raw if kind == "file" else None, "type": kind,
+                    "_links": {"self": api, "git": git, "html": html}}
+
+        if path in repo.files:
+            data = repo.files[path]
+            out = entry(path, "file", git_blob_sha(data), len(data))
+            out.update(content=base64.encodebytes(data).decode(), encoding="base64")
+            return out
+        prefix = f"{path}/" if path else ""
+        children: dict[str, list[str]] = {}
+        for p in repo.files:
+            if p.startswith(prefix):
+                head = p[len(prefix):].split("/", 1)[0]
+                children.setdefault(head, []).append(p)
+        if not children:
+            return None
+        out = []
+        for name in sorted(children):
+            full = prefix + name
+            if full in repo.files:
+                out.append(entry(full, "file", git_blob_sha(repo.files[full]), len(repo.files[full])))
+            else:  # a tree's sha changes when anything under it does
+                inner = "".join(f"{p}:{git_blob_sha(repo.files[p])}" for p in sorted(children[name]))
+                out.append(entry(full, "dir", hashlib.sha1(inner.encode()).hexdigest(), 0))
+        return out
 
     def add_run(self, repo: str, *, workflow: str = "ci.yml", created_at: datetime,
                 head_sha: str | None = None, branch: str = "main", event: str = "schedule",

@@ -53,6 +53,19 @@ else:
             params["week"] = kw["week"]
         cols[i % 3].page_link(c.PAGES["tests"], query_params=params,
                               label=f"{row.framework} · {row.amd_hardware}: failing tests")
+stack = c.view("rocm_stack", **{k: v for k, v in kw.items() if k in ("framework", "week")})
+if not stack.empty:
+    st.subheader("AMD software stack (TheRock nightly)")
+    st.caption("Pass rate of ROCm, PyTorch and JAX per GPU architecture and night, from "
+               "ROCm/Quartz's release status. A lane that built but ran no test says "
+               "\"build only\" and has no pass rate.")
+    latest = stack[stack["night"] == stack["night"].max()]
+    st.dataframe(latest[["night", "framework", "hardware", "build", "tested", "passed",
+                         "failed", "pass_rate", "verdict"]], hide_index=True, key="rocm_stack",
+                 column_config={"night": st.column_config.DateColumn("night"),
+                                "pass_rate": st.column_config.NumberColumn("pass rate",
+                                                                           format="percent")})
+    c.chart("rocm_stack", stack, key="rocm_stack_chart")
 syncs = c.view("sources")
 if not syncs.empty:
     st.subheader("Sources")
@@ -81,4 +94,4 @@ else:
                         "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
                  key="fleet")
 c.notebook(f"head = frames.headline({c.kwargs_text(kw)})", "charts.headline(head)",
-           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.sources()")
+           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.rocm_stack()", "frames.sources()")
