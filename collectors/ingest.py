@@ -193,6 +193,11 @@ class Ingester:
             self.echo(f"SKIPPED   {blob.name}: {problem}")
         if len(problems) > 20:
             self.echo(f"SKIPPED   {blob.name}: ... and {len(problems) - 20} more lines")
+        warnings = [str(w) for w in result.meta.get("warnings") or []]
+        for warning in warnings[:20]:  # read, but worth a look (e.g. a test reported twice)
+            self.echo(f"WARNING   {blob.name}: {warning}")
+        if len(warnings) > 20:
+            self.echo(f"WARNING   {blob.name}: ... and {len(warnings) - 20} more")
         return FileOutcome(blob.name, status, fmt.name, written,
                            reason="; ".join(problems[:3]))
 

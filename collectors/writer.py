@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from parity.collectors.formats.records import (OUTCOMES, ParseResult, RunRef, TestRecord,
-                                               merge_repeats)
+                                               config_value, merge_repeats)
 from parity.collectors.identity import ParityKeys, skip_category, step_label, suite_of_job
 from parity.db import state, store
 from parity.db.capabilities import capabilities
@@ -134,11 +134,9 @@ def _precision(cfg: dict) -> str:
 
 
 def _jsonable(cfg: dict) -> str:
-    def clean(v):
-        if isinstance(v, float) and not math.isfinite(v):
-            return "inf" if v > 0 else ("-inf" if v < 0 else "nan")
-        return v
-    return json.dumps({k: clean(v) for k, v in cfg.items()}, sort_keys=True, default=str)
+    """A config's canonical JSON text; non-finite numbers (and their spellings) as text,
+    the one rule for them (`records.config_value`)."""
+    return json.dumps({k: config_value(v) for k, v in cfg.items()}, sort_keys=True, default=str)
 
 
 def _run_provenance(prov: Provenance, run: RunRef) -> Provenance:

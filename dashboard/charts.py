@@ -374,3 +374,20 @@ def rocm_stack(df: pd.DataFrame) -> alt.Chart:
         shape="circle", filled=False, size=60).encode(
             x="night:T", y=alt.datum(0), color="hardware:N", tooltip=_tips(d))
     return alt.layer(lines, idle)
+
+
+def compiler_pass_rate(df: pd.DataFrame) -> alt.Chart:
+    """torch.compile pass rate per configuration, AMD beside NVIDIA."""
+    d = _prep(df, ["suite", "compiler", "dtype", "mode", "shapes", "vendor", "hardware",
+                   "models", "passed", "pass_rate"])
+    if not d.empty:
+        d["config"] = d["suite"] + " · " + d["compiler"] + " · " + d["dtype"] + " · " + d["mode"]
+    else:
+        d["config"] = pd.Series(dtype=str)
+    return alt.Chart(d, title=_title("torch.compile pass rate (PyTorch dashboard's rule)", d)) \
+        .mark_bar().encode(
+            y=alt.Y("config:N", title=None), x=alt.X("pass_rate:Q", title="pass rate",
+                                                     scale=alt.Scale(domain=[0, 1])),
+            yOffset="hardware:N", color=alt.Color("vendor:N", scale=alt.Scale(
+                domain=["amd", "nvidia"], range=["#ed1c24", "#76b900"])),
+            tooltip=_tips(d))

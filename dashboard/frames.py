@@ -25,6 +25,7 @@ from parity.dashboard import coverage as coverage_rules
 from parity.dashboard import fleet as fleet_rules
 from parity.dashboard import headline as headline_rules
 from parity.dashboard import outcomes, performance, regressions as findings, tables
+from parity.dashboard import compilers as compiler_rules
 from parity.dashboard import stack as stack_rules
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
@@ -593,3 +594,47 @@ def rocm_stack(store: Store = None, *, framework=None, hardware=None, since=None
     out = stack_rules.nightly(_in(_jobs(store, framework, None, when), when))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def compiler_pass_rate(store: Store = None, *, hardware=None, suite=None, since=None,
+                       until=None, week=None, latest: bool = True) -> pd.DataFrame:
+    """torch.compile pass rate per run, hardware and configuration (suite, compiler, dtype,
+    mode, static or dynamic shapes), computed from the TorchInductor accuracy and
+    performance CSVs exactly as PyTorch's compiler dashboard computes it
+    (`dashboard.compilers`), both vendors side by side. `latest` keeps each hardware's
+    newest run of each configuration."""
+    import json as _json
+
+    when = _recent(store, since, until, week, RECENT_DAYS)
+    engine = tables.open_store(store)
+    jobs = _in(tables.jobs(engine, framework=["pytorch"], when=when), when)
+    if jobs.empty:
+        return pd.DataFrame(columns=compiler_rules.COLUMNS)
+    acc = tables.inductor_accuracy(engine, jobs["job_pk"])
+    parts = acc["classname"].str.split(".", n=4, expand=True) if not acc.empty else None
+    if parts is None or parts.shape[1] < 5:
+        return pd.DataFrame(columns=compiler_rules.COLUMNS)
+    acc = acc.assign(suite=parts[1], compiler=parts[2], dtype=parts[3], mode=parts[4])
+    acc["shapes"] = np.where(acc["compiler"].str.contains("dynamic"), "dynamic", "static")
+    acc = acc.merge(jobs[["job_pk", "framework", "vendor", "hardware", "run_pk", "run_at"]],
+                    on="job_pk")
+    bench = tables.benchmarks(engine, framework=["pytorch"], when=when)
+    bench = bench[(bench["benchmark"] == "TorchInductor") & (bench["metric"] == "speedup")]
+    if not bench.empty:
+        cfg = pd.DataFrame([_json.loads(c or "{}") for c in bench["config"]], index=bench.index)
+        bench = bench.assign(**{k: cfg.get(k) for k in compiler_rules.CONFIG})
+        bench = bench.rename(columns={"value": "speedup"})
+    else:
+        bench = pd.DataFrame(columns=["framework", "vendor", "hardware", "run_pk", "model",
+                                      "speedup"] + compiler_rules.CONFIG)
+    out = compiler_rules.pass_rate(acc, bench)
+    if suite:
+        out = out[out["suite"].isin(_names(suite))]
+    names = _names(hardware)
+    if names:
+        out = out[out["hardware"].isin(names)]
+    if latest and not out.empty:
+        out = out.sort_values("run_at").groupby(
+            ["framework", "vendor", "hardware"] + compiler_rules.CONFIG, dropna=False).tail(1)
+    return out.sort_values(["suite", "compiler", "dtype", "mode", "vendor", "hardware"]) \
+        .reset_index(drop=True)

@@ -502,3 +502,23 @@ def source_syncs(engine: Engine) -> pd.DataFrame:
     for c in ("last_attempt_at", "last_success_at"):
         df[c] = pd.to_datetime(df[c])
     return df[SOURCE_COLUMNS]
+
+
+INDUCTOR_COLUMNS = ["job_pk", "classname", "model", "outcome", "status"]
+
+
+def inductor_accuracy(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
+    """The TorchInductor accuracy rows of these jobs: the model, its outcome and its status
+    (the test's message; a plain `pass` has none)."""
+    wanted = sorted({int(j) for j in job_pks})
+    frames = [pd.DataFrame(columns=INDUCTOR_COLUMNS)]
+    for i in range(0, len(wanted), CHUNK):
+        stmt = (select(TestResult.job_pk, TestCase.classname, TestCase.name.label("model"),
+                       TestResult.outcome, TestResult.message.label("status"))
+                .join(TestCase, TestCase.id == TestResult.test_pk)
+                .where(TestResult.job_pk.in_(wanted[i:i + CHUNK]),
+                       TestCase.classname.like("inductor.%")))
+        frames.append(_read_plain(engine, stmt))
+    out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
+    out["status"] = out["status"].fillna("pass")
+    return out

@@ -61,7 +61,6 @@ def test_sglang_bench_serving_jsonl_with_infinity():
 
 
 @pytest.mark.parametrize("bad,reason", [
-    ('{"request_throughput": NaN, "output_throughput": 1.0, "completed": 3}', "not finite"),
     ('{"request_throughput": "fast", "output_throughput": 1.0, "completed": 3}', "expected a number"),
     ('{"request_throughput": [1], "output_throughput": 1.0, "completed": 3}', "expected a number"),
     ('{"request_throughput": 1.0, "output_throughput": 1.0, "completed": 3', "malformed JSON"),
@@ -117,3 +116,44 @@ def test_inductor_performance_and_accuracy_csv():
     r = inductor_csv.parse(acc.encode(), source_name="inductor_huggingface_amp_inference_cuda_accuracy.csv")
     assert [(t.name, t.outcome) for t in r.tests] == [
         ("BERT_pytorch", "passed"), ("hf_T5", "failed"), ("llama", "error")]
+
+
+def test_a_pytest_log_counts_a_repeat_as_a_rerun_only_after_a_failure():
+    from parity.collectors.formats.pytest_log import parse as parse_log
+
+    r = parse_log(b"=== short test summary info ===\nFAILED t.py::a - x\nPASSED t.py::b\n"
+                  b"== 1 failed, 1 passed in 1.0s ==\n"
+                  b"=== short test summary info ===\nPASSED t.py::a\nPASSED t.py::b\n"
+                  b"== 2 passed in 1.0s ==\n")
+    keys = [(t.test_key, t.outcome) for t in r.tests]
+    # a: failed, then passed again (a retry of the failure: the writer counts a rerun);
+    # b: passed, then run again on purpose: a second execution, kept apart, with a warning
+    assert keys == [("t::a", "failed"), ("t::b", "passed"), ("t::a", "passed"),
+                    ("t::b#2", "passed")]
+    assert len(r.meta["warnings"]) == 1 and "t::b is reported again" in r.meta["warnings"][0]
+
+
+def test_the_rule_for_non_standard_json_numbers():
+    """Configuration may be infinite (a request rate of inf), a metric may not: a NaN or
+    infinite metric, literal or spelled as text, is stored as missing with a warning that
+    names the record and key; numeric text is a number; other text is an error."""
+    from parity.collectors.formats.records import config_value, number
+
+    line = ('{"backend": "vllm", "request_rate": "Infinity", "max_concurrency": 8, '
+            '"completed": 3, "request_throughput": NaN, "output_throughput": "12.5", '
+            '"mean_ttft_ms": "-inf", "median_ttft_ms": 40.0}')
+    r = serving.parse(line.encode())
+    got = {b.metric: b.value for b in r.benchmarks}
+    assert got["request_throughput"] is None and got["mean_ttft_ms"] is None
+    assert got["output_throughput"] == 12.5 and got["median_ttft_ms"] == 40.0
+    assert r.benchmarks[0].config["request_rate"] == "inf"
+    assert r.meta["warnings"] == [
+        "record 1 metric 'request_throughput': nan is not a finite number; stored as missing",
+        "record 1 metric 'mean_ttft_ms': -inf is not a finite number; stored as missing"]
+    assert [config_value(v) for v in (float("inf"), "-Infinity", float("nan"), "fast", 3)] == \
+        ["inf", "-inf", "nan", "fast", 3]
+    with pytest.raises(ParseError, match="not finite"):
+        number(float("nan"), "x")  # without a place to warn, the caller's rule is strict
+    lm = lm_eval.parse(b'{"results": {"t": {"acc,none": Infinity, "acc_norm,none": 0.5}}, '
+                       b'"versions": {}}')
+    assert {a.metric: a.value for a in lm.accuracy} == {"acc": None, "acc_norm": 0.5}

@@ -38,8 +38,6 @@ def _errors(engine):
     ("truncated.xml", GOOD[:-30], "malformed XML"),
     ("latin1.json", '{"results": {"t": {"acc,none": 0.5}}, "versions": {"t": "é"}}'.encode("latin-1"),
      "not UTF-8"),
-    ("nan.json", b'{"request_throughput": NaN, "output_throughput": 1, "completed": 1}', "not finite"),
-    ("inf.json", b'{"results": {"t": {"acc,none": Infinity}}, "versions": {}}', "not finite"),
     ("types.json", b'{"tests": [{"nodeid": 5}], "summary": {}}', "nodeid"),
     ("empty.xml", b"", "empty file"),
     ("garbage.bin.xml", b"<\x00\x01\x02\xff\xfe", "malformed XML"),
@@ -61,6 +59,18 @@ def test_bad_file_rejected_and_good_file_lands(engine, tmp_path, name, content, 
     # rejecting it again records it once, not twice
     ingest(engine, [bad])
     assert inventory(engine)["ingest_errors"] == 1
+
+
+def test_a_non_finite_metric_is_stored_missing_and_the_file_kept(engine, tmp_path):
+    nan = tmp_path / "nan.json"
+    nan.write_bytes(b'{"request_throughput": NaN, "output_throughput": 1, "completed": 1}')
+    lines = []
+    report = ingest(engine, [nan], echo=lines.append)
+    assert report.rejected == [] and report.count("ingested") == 1
+    assert [ln for ln in lines if ln.startswith("WARNING")] == [
+        f"WARNING   {nan}: record 1 metric 'request_throughput': nan is not a finite number; "
+        f"stored as missing"]
+    assert inventory(engine)["benchmark_rows"] >= 2
 
 
 def _zip(path, members: dict[str, bytes], compression=zipfile.ZIP_DEFLATED):

@@ -115,7 +115,7 @@ def test_xmlrunner_suffix_stripped_and_subtest_failure_kept():
 
 def test_status_disabled_is_a_skip():
     got = parse('<testsuite name="t"><testcase name="d" status="disabled"/></testsuite>')
-    assert (got["d"].outcome, got["d"].skip_reason) == ("skipped", "disabled")
+    assert (got["t::d"].outcome, got["t::d"].skip_reason) == ("skipped", "disabled")
 
 
 def test_meta_from_suite():
@@ -152,3 +152,35 @@ def test_child_text_output_and_nested_suites():
 def test_rejections(doc, reason):
     with pytest.raises(ParseError, match=reason):
         junit.parse(io.BytesIO(doc))
+
+
+def test_same_names_in_sibling_suites_are_distinct_tests_not_reruns():
+    """A browser matrix written as nested suites, testcases without a classname: each cell
+    is its own test; nothing is a rerun, nothing is flaky."""
+    got = parse("""<testsuites>
+      <testsuite name="login"><testsuite name="chrome">
+        <testcase name="submits"/><testcase name="rejects bad password"><failure message="x"/></testcase>
+      </testsuite><testsuite name="firefox">
+        <testcase name="submits"/><testcase name="rejects bad password"/>
+      </testsuite></testsuite>
+      <testsuite name="DataSet1"><testcase name="test_parse"/></testsuite>
+      <testsuite name="DataSet2"><testcase name="test_parse"/></testsuite>
+    </testsuites>""")
+    assert sorted(got) == ["DataSet1::test_parse", "DataSet2::test_parse",
+                           "login/chrome::rejects bad password", "login/chrome::submits",
+                           "login/firefox::rejects bad password", "login/firefox::submits"]
+    assert all(t.rerun_count == 0 for t in got.values())
+    assert got["login/chrome::rejects bad password"].outcome == "failed"
+    assert got["login/firefox::rejects bad password"].outcome == "passed"
+
+
+def test_a_repeat_without_a_rerun_marker_is_two_executions_and_a_warning():
+    r = junit.parse(io.BytesIO(b"""<testsuite name="gtest">
+      <testcase classname="Suite" name="Case"/><testcase classname="Suite" name="Case"><failure message="no"/></testcase>
+    </testsuite>"""))
+    got = {t.test_key: t for t in r.tests}
+    assert (got["Suite::Case"].outcome, got["Suite::Case"].rerun_count) == ("passed", 0)
+    assert (got["Suite::Case#2"].outcome, got["Suite::Case#2"].rerun_count) == ("failed", 0)
+    assert r.meta["warnings"] == ["testcase Suite::Case appears more than once with no rerun "
+                                  "marker; execution 2 is kept as Suite::Case#2, not counted "
+                                  "as a rerun"]

@@ -1,27 +1,56 @@
 """TorchInductor benchmark CSVs (`benchmarks/dynamo/common.py`): performance rows
 (`dev,name,batch_size,speedup,abs_latency,…`), accuracy rows (`…,accuracy,…`), the
 `ci_expected_accuracy` baselines (`name,accuracy,graph_breaks`, blank lines between rows),
-and the expected-speedup targets. Accuracy statuses become test results: one test per model."""
+and the expected-speedup targets. Accuracy statuses become test results: one test per model.
+
+Statuses are read as PyTorch's compiler dashboard reads them (torchci `PASSING_ACCURACY`):
+`pass`, `pass_due_to_skip` and `eager_variation` pass; a model that cannot be loaded or
+run in eager mode, or an infrastructure error, is an error; every other status fails. The
+status itself is kept as the test's message (none for a plain `pass`), so the dashboard's
+pass rate, which also fails a passing model whose performance run reports a zero speedup
+(except `pass_due_to_skip`), can be computed from the stored rows.
+
+A CI result file is named `{compiler}_{suite}_{dtype}_{mode}_{device}_{accuracy|performance}.csv`
+(`inductor_dynamic_torchbench_amp_inference_cuda_accuracy.csv`); those parts become the
+rows' configuration and the tests' identity, so the accuracy of two compilers, dtypes or
+modes in one job stay distinct tests."""
 from __future__ import annotations
 
 import csv
 import io
 import math
+import re
 
 from parity.collectors.formats.jsontext import decode
 from parity.collectors.formats.records import BenchmarkRecord, ParseError, ParseResult, TestRecord
 
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 _UNITS = {"abs_latency": ("ms", "lower"), "compilation_latency": ("s", "lower"),
           "speedup": ("x", "higher"), "compression_ratio": ("x", "higher"),
           "eager_peak_mem": ("GB", "lower"), "dynamo_peak_mem": ("GB", "lower"),
           "graph_breaks": ("count", "lower"), "unique_graph_breaks": ("count", "lower")}
-_PASS = {"pass", "pass_due_to_skip"}
+_PASS = {"pass", "pass_due_to_skip", "eager_variation"}  # torchci PASSING_ACCURACY
 _ERROR = {"model_fail_to_load", "eager_fail_to_run", "infra_error"}
 
 
+_FILE = re.compile(r"^(?P<compiler>[a-z0-9_]+?)_(?P<suite>torchbench|huggingface|timm_models)_"
+                   r"(?P<dtype>amp|float32|float16|bfloat16|bf16|fp32|fp16)_(?P<mode>training|inference)_"
+                   r"(?P<device>cuda|cpu|rocm|xpu|mps|hpu)_(?P<kind>accuracy|performance)\.csv$")
+
+
+def file_config(name: str) -> dict[str, str]:
+    """compiler, suite, dtype, mode, device and shapes (dynamic or static) from a CI result
+    file's name; {} for a name of another shape."""
+    m = _FILE.match(name.rsplit("/", 1)[-1].rsplit("!", 1)[-1].lower())
+    if not m:
+        return {}
+    cfg = {k: m.group(k) for k in ("compiler", "suite", "dtype", "mode", "device")}
+    cfg["shapes"] = "dynamic" if "dynamic" in cfg["compiler"] else "static"
+    return cfg
+
+
 def status_outcome(status: str) -> str:
-    """pass* -> passed; eager_*/model load/infra -> error; every other status -> failed."""
+    """PASSING_ACCURACY -> passed; eager failures, model load, infra -> error; else failed."""
     if status in _PASS:
         return "passed"
     if status in _ERROR or status.startswith("eager_"):
@@ -89,18 +118,22 @@ def parse(data: bytes, *, source_name: str = "") -> ParseResult:
     if header[:3] != ["dev", "name", "batch_size"]:
         raise ParseError("unrecognised TorchInductor CSV header")
     is_accuracy = "accuracy" in header
+    named = file_config(source_name)
+    identity = ".".join(named[k] for k in ("compiler", "dtype", "mode")) if named else ""
     for no, row in enumerate(body):
         if len(row) < 3:
             raise ParseError(f"row {no + 2}: too few columns")
         values = dict(zip(header, row))
         model = values["name"]
-        cfg = {"device": values["dev"], "suite": suite, "batch_size": values["batch_size"]}
+        cfg = {"device": values["dev"], "suite": suite, "batch_size": values["batch_size"],
+               **{k: v for k, v in named.items() if k not in ("device", "kind")}}
         if is_accuracy:
             status = values.get("accuracy", "").strip()
             result.tests.append(TestRecord(
-                classname=f"inductor.{suite or 'models'}", name=model, params=None,
-                outcome=status_outcome(status), suite=f"inductor_{suite}" if suite else "inductor",
-                message=None if status in _PASS else status))
+                classname=f"inductor.{suite or 'models'}" + (f".{identity}" if identity else ""),
+                name=model, params=None, outcome=status_outcome(status),
+                suite=f"inductor_{suite}" if suite else "inductor",
+                message=None if status == "pass" else status))
         for col, raw in values.items():
             if col in ("dev", "name", "batch_size", "accuracy", "tag"):
                 continue

@@ -43,6 +43,7 @@ def _dims(obj: dict) -> dict[str, Any]:
 def parse_agg(data: bytes) -> ParseResult:
     values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
     result = ParseResult(format="inferencex-agg")
+    warn = result.meta.setdefault("warnings", []).append
     for no, obj in enumerate(values):
         if not looks_like_agg(obj):
             raise ParseError(f"record {no + 1}: not an InferenceX aggregated result")
@@ -58,7 +59,8 @@ def parse_agg(data: bytes) -> ParseResult:
             if stat and not key.endswith("_ms") and "intvty" not in key:
                 unit = "s"
             result.benchmarks.append(BenchmarkRecord(
-                benchmark="inferencex", metric=key, value=number(value, f"record {no + 1} '{key}'"),
+                benchmark="inferencex", metric=key,
+                value=number(value, f"record {no + 1} '{key}'", warn=warn),
                 model=str(obj.get("model") or ""), unit=unit, direction=direction,
                 statistic=stat, config=cfg, record_no=no, hardware=str(obj.get("hw") or "") or None))
     if not result.benchmarks:
@@ -69,6 +71,7 @@ def parse_agg(data: bytes) -> ParseResult:
 def parse_evals(data: bytes) -> ParseResult:
     values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
     result = ParseResult(format="inferencex-evals")
+    warn = result.meta.setdefault("warnings", []).append
     for no, obj in enumerate(values):
         if not looks_like_evals(obj):
             raise ParseError(f"record {no + 1}: not an InferenceX eval row")
@@ -80,8 +83,8 @@ def parse_evals(data: bytes) -> ParseResult:
                 continue
             result.accuracy.append(AccuracyRecord(
                 task=str(obj["task"]), metric="exact_match", filter=flt,
-                value=number(obj[metric], f"record {no + 1} '{metric}'"),
-                stderr=number(obj.get(f"{metric}_se"), f"record {no + 1} '{metric}_se'"),
+                value=number(obj[metric], f"record {no + 1} '{metric}'", warn=warn),
+                stderr=number(obj.get(f"{metric}_se"), f"record {no + 1} '{metric}_se'", warn=warn),
                 n=n, model=str(obj.get("model") or ""), config=cfg, record_no=no,
                 hardware=str(obj.get("hw") or "") or None))
     if not result.accuracy:

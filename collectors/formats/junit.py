@@ -1,6 +1,14 @@
 """JUnit XML: pytest (both roots, every version), PyTorch's `<rerun>` reports,
 unittest-xml-reporting, Surefire-style flaky/rerun children.
 
+Identity: `classname::name`; a testcase without a classname is named by the path of the
+testsuites around it (`chrome/login::test_submit`), so the same name in sibling suites (a
+browser or device matrix, one suite per data set) stays distinct tests. Repeated executions
+are reruns only where the format says so: `<rerun>`, `<flakyFailure>`, `<rerunFailure>`,
+`<flakyError>`, `<rerunError>` children, and pytest-rerunfailures' repeated testcases in a
+pytest report. Any other identity seen twice keeps both executions (the second as `#2`) and
+is reported as a warning, never as flakiness.
+
 Streaming: the file is fed to lxml in chunks and read through a parser target, so that
 files of hundreds of MB parse in bounded memory and no element tree is built. DTDs are
 refused outright: JUnit never needs one, and refusing them closes XXE and entity-expansion
@@ -15,7 +23,7 @@ from lxml import etree
 
 from parity.collectors.formats.records import MESSAGE_CAP, ParseError, ParseResult, TestRecord
 
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 PROLOG_LIMIT = 64 * 1024
 _XMLRUNNER_SUFFIX = re.compile(r"-\d{14}$")
 _RANK = {"passed": 0, "skipped": 1, "xfailed": 2, "xpassed": 3, "error": 4, "failed": 5}
@@ -122,6 +130,8 @@ class _Reader:
         self.case: dict | None = None  # attributes of the open testcase
         self.children: list[list] = []  # [tag, attributes, text] of its result children
         self.reruns = 0
+        self.pytest = False  # a pytest report: repeated testcases are rerunfailures' attempts
+        self.repeats: dict[str, int] = {}  # identity -> executions kept apart
         self.depth = 0  # depth below the open testcase (1: a direct child)
         self.text: list[str] | None = None  # the open result child's text, while collected
         self.text_size = 0
@@ -143,6 +153,8 @@ class _Reader:
         if tag == "testsuite":
             self.root_seen = True
             self.suites.append(_XMLRUNNER_SUFFIX.sub("", attrib.get("name") or ""))
+            if attrib.get("name") == "pytest":
+                self.pytest = True
             for key in ("timestamp", "hostname"):
                 if key not in self.meta and attrib.get(key):
                     self.meta[key] = attrib[key]
@@ -189,6 +201,8 @@ class _Reader:
         full = get("name") or ""
         if not full and not classname:
             return
+        if not classname:  # the enclosing suites name it: a matrix keeps its cells apart
+            classname = "/".join(s for s in self.suites if s)
         status, reruns = get("status"), self.reruns
         if self.children or reruns or status:
             outcome, phase, message, reason = _outcome(self.children, status, reruns)
@@ -209,10 +223,20 @@ class _Reader:
             if get("timestamp") is not None and _RANK[prev.outcome] > _RANK[outcome]:
                 # unittest-xml-reporting repeats a method for its subtests: the worst stands
                 return
-            # a repeated pytest testcase is another attempt (rerunfailures, merged reports):
-            # the last one is the result, the earlier ones count as reruns
-            reruns += prev.rerun_count + 1
-            del by_key[key]
+            if get("timestamp") is not None:
+                del by_key[key]  # ... and a later, worse subtest replaces the earlier
+            elif self.pytest and prev.classname == (get("classname") or ""):
+                # pytest-rerunfailures writes each attempt as a testcase: the last one is
+                # the result, the earlier ones count as its reruns
+                reruns += prev.rerun_count + 1
+                del by_key[key]
+            else:  # the same identity twice with no rerun marker: two executions, a warning
+                n = self.repeats[key] = self.repeats.get(key, 1) + 1
+                self.meta.setdefault("warnings", []).append(
+                    f"testcase {key} appears more than once with no rerun marker; "
+                    f"execution {n} is kept as {key}#{n}, not counted as a rerun")
+                full = f"{full}#{n}"
+                key = f"{key}#{n}"
         if "[" in full:
             name, params = split_name(full)
         else:

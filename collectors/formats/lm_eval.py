@@ -49,6 +49,7 @@ def parse(data: bytes) -> ParseResult:
     cfg = {k: v for k, v in (obj.get("config") or {}).items()
            if k in ("model", "batch_size", "limit", "num_fewshot") and not isinstance(v, (dict, list))}
     result = ParseResult(format="lm-eval")
+    warn = result.meta.setdefault("warnings", []).append
     for task, metrics in obj["results"].items():
         if not isinstance(metrics, dict):
             raise ParseError(f"results.{task}: expected an object, got {type(metrics).__name__}")
@@ -66,10 +67,11 @@ def parse(data: bytes) -> ParseResult:
                 metric, flt = key, "none"
             if isinstance(value, str):
                 continue  # descriptive strings (e.g. alias-like fields) carry no score
-            val = number(value, f"results.{task}['{key}']")
+            val = number(value, f"results.{task}['{key}']", warn=warn)
             se_key = f"{metric}_stderr,{flt}" if "," in key else f"{metric}_stderr"
             se_raw = metrics.get(se_key)
-            stderr = None if se_raw in (None, "N/A") else number(se_raw, f"results.{task}['{se_key}']")
+            stderr = None if se_raw in (None, "N/A") else number(
+                se_raw, f"results.{task}['{se_key}']", warn=warn)
             direction = (hib.get(task) or {}).get(metric)
             if direction is None:
                 direction = metric not in _LOWER_BETTER

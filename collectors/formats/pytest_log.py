@@ -178,4 +178,29 @@ def _parse_clean(lines: Iterable[str], prefix: str) -> ParseResult:
 
 def parse(data: bytes) -> ParseResult:
     text = data.decode("utf-8", errors="replace")  # logs mix encodings; never reject for it
-    return parse_lines(clean_text(text).splitlines(), cleaned=True)
+    return _separate_repeats(parse_lines(clean_text(text).splitlines(), cleaned=True))
+
+
+def _separate_repeats(result: ParseResult) -> ParseResult:
+    """A node id named again in a later session is a rerun only when it had failed (a retry
+    of the failure, which the writer counts as a rerun); one that had passed was run again
+    on purpose, so it is kept as another execution (`#2`) with a warning, never as flaky."""
+    seen: dict[str, tuple[str, int]] = {}
+    for t in result.tests:
+        key = t.test_key
+        if key not in seen:
+            seen[key] = (t.outcome, 1)
+            continue
+        earlier, n = seen[key]
+        if earlier in ("failed", "error"):
+            seen[key] = (t.outcome, n)
+            continue
+        n += 1
+        seen[key] = (earlier, n)
+        t.params = f"{t.params}#{n}" if t.params is not None else None
+        if t.params is None:
+            t.name = f"{t.name}#{n}"
+        result.meta.setdefault("warnings", []).append(
+            f"{key} is reported again in a later session after it {earlier}; execution {n} "
+            f"is kept apart, not counted as a rerun")
+    return result

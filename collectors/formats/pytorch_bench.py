@@ -39,6 +39,7 @@ def _flat(prefix: str, info: Any, cfg: dict) -> None:
 def parse(data: bytes) -> ParseResult:
     values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
     result = ParseResult(format="pytorch-v3")
+    warn = result.meta.setdefault("warnings", []).append
     for no, rec in enumerate(values):
         if not isinstance(rec, dict) or "metric" not in rec:
             continue  # the uploader skips records without a metric, and so do we
@@ -63,8 +64,9 @@ def parse(data: bytes) -> ParseResult:
         status = None
         value = None
         if isinstance(raw, list) and raw:
-            samples = [number(v, f"record {no + 1} benchmark_values") for v in raw]
-            value = statistics.fmean(samples)
+            kept = [number(v, f"record {no + 1} benchmark_values", warn=warn) for v in raw]
+            samples = [v for v in kept if v is not None] or None
+            value = statistics.fmean(samples) if samples else None
         elif raw not in (None, []):
             raise ParseError(f"record {no + 1}: benchmark_values must be a list")
         else:
@@ -74,7 +76,7 @@ def parse(data: bytes) -> ParseResult:
                 status = str(vals[0])[:64]
         target = metric.get("target_value")
         if target is not None:
-            cfg["target_value"] = number(target, f"record {no + 1} target_value")
+            cfg["target_value"] = number(target, f"record {no + 1} target_value", warn=warn)
         unit, direction, stat = describe(name)
         hardware = None
         runners = rec.get("runners")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 MESSAGE_CAP = 500  # characters of the first message line kept per result
@@ -171,15 +171,50 @@ def first_line(text: str | None) -> str | None:
     return None
 
 
-def number(value: Any, where: str, *, allow_none: bool = True) -> float | None:
-    """A finite float from a JSON value, or a ParseError naming `where`."""
+_NON_FINITE = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
+               "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf}
+
+
+def number(value: Any, where: str, *, allow_none: bool = True,
+           warn: Callable[[str], None] | None = None) -> float | None:
+    """A metric value: a finite float, from a JSON number or a numeric string.
+
+    The rule for non-standard numbers, everywhere: a *configuration* value may be infinite
+    (a request rate of `inf` sends everything at once; `config_value` keeps it as "inf"),
+    a *metric* may not. A metric that is `NaN`, `Infinity` or such a string is stored as
+    missing, with a warning naming the record and key (`warn`), and the rest of the file is
+    kept; without `warn` it is a ParseError. Text that is no number at all, lists and
+    booleans are a ParseError naming `where`."""
     if value is None and allow_none:
         return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _NON_FINITE:
+            value = _NON_FINITE[text]
+        else:
+            try:
+                value = float(text)
+            except ValueError:
+                raise ParseError(f"{where}: expected a number, got text {value[:40]!r}") from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParseError(f"{where}: expected a number, got {type(value).__name__}")
     value = float(value)
     if not math.isfinite(value):
+        if warn is not None:
+            warn(f"{where}: {value} is not a finite number; stored as missing")
+            return None
         raise ParseError(f"{where}: value is not finite ({value})")
+    return value
+
+
+def config_value(value: Any) -> Any:
+    """A configuration value as stored: non-finite floats (and their spellings) as text
+    ("inf", "-inf", "nan"), everything else as it is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, str) and value.strip().lower() in _NON_FINITE:
+        v = _NON_FINITE[value.strip().lower()]
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
     return value
 
 

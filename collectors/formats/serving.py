@@ -15,6 +15,7 @@ from parity.collectors.formats import jsontext
 from parity.collectors.formats.metrics import describe
 from parity.collectors.formats.records import (
     BenchmarkRecord,
+    config_value,
     ParseError,
     ParseResult,
     number,
@@ -51,7 +52,7 @@ def parse(data: bytes) -> ParseResult:
     for no, obj in enumerate(values):
         if not looks_like(obj):
             raise ParseError(f"record {no + 1}: not a serving benchmark result object")
-        result.benchmarks.extend(_records(obj, no))
+        result.benchmarks.extend(_records(obj, no, result.meta.setdefault("warnings", []).append))
     if not result.benchmarks:
         raise ParseError("no benchmark results in file")
     date = values[0].get("date") if isinstance(values[0], dict) else None
@@ -67,9 +68,7 @@ def _config(obj: dict) -> dict[str, Any]:
             continue
         if isinstance(v, (dict, list)):
             continue
-        if isinstance(v, float) and not math.isfinite(v):
-            v = "inf" if v > 0 else str(v)
-        cfg[k] = v
+        cfg[k] = config_value(v)
     return cfg
 
 
@@ -82,7 +81,7 @@ def _rate(value: Any) -> float | None:
         return None
 
 
-def _records(obj: dict, no: int) -> list[BenchmarkRecord]:
+def _records(obj: dict, no: int, warn) -> list[BenchmarkRecord]:
     cfg = _config(obj)
     model = str(obj.get("model_id") or obj.get("model") or obj.get("tokenizer_id") or "")
     benchmark = "sglang-bench-serving" if ("input_throughput" in obj and
@@ -106,7 +105,7 @@ def _records(obj: dict, no: int) -> list[BenchmarkRecord]:
     for key, value in obj.items():
         if not _is_metric(key) or value is None:
             continue
-        val = number(value, f"record {no + 1} metric '{key}'")
+        val = number(value, f"record {no + 1} metric '{key}'", warn=warn)
         unit, direction, stat = describe(key)
         m = _LATENCY.match(key)
         if m and not m.group(3):
