@@ -7,6 +7,7 @@ edit a frame before charting it. An empty frame gives an empty, valid chart."""
 from __future__ import annotations
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 VENDOR_COLOURS = alt.Scale(domain=["amd", "nvidia"], range=["#ed1c24", "#76b900"])
@@ -391,3 +392,20 @@ def compiler_pass_rate(df: pd.DataFrame) -> alt.Chart:
             yOffset="hardware:N", color=alt.Color("vendor:N", scale=alt.Scale(
                 domain=["amd", "nvidia"], range=["#ed1c24", "#76b900"])),
             tooltip=_tips(d))
+
+
+def verdicts(df: pd.DataFrame) -> alt.Chart:
+    """Each AMD lane's nights: complete verdicts in green, incomplete ones in red with why."""
+    d = _prep(df, ["framework", "amd_hardware", "nvidia_hardware", "night", "complete",
+                   "suites_reference", "suites_executed", "missing_suites", "why"])
+    if not d.empty:
+        d["lane"] = d["framework"] + " · " + d["amd_hardware"] + " vs " + d["nvidia_hardware"]
+        d["verdict"] = np.where(d["complete"].astype(bool), "complete", "incomplete")
+    else:
+        d["lane"] = pd.Series(dtype=str)
+        d["verdict"] = pd.Series(dtype=str)
+    return alt.Chart(d, title=_title("Verdict completeness per night", d)).mark_rect().encode(
+        x=alt.X("night:T", title=None), y=alt.Y("lane:N", title=None),
+        color=alt.Color("verdict:N", scale=alt.Scale(domain=["complete", "incomplete"],
+                                                     range=["#2ca02c", "#d62728"])),
+        tooltip=_tips(d))

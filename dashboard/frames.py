@@ -27,6 +27,7 @@ from parity.dashboard import headline as headline_rules
 from parity.dashboard import outcomes, performance, regressions as findings, tables
 from parity.dashboard import compilers as compiler_rules
 from parity.dashboard import stack as stack_rules
+from parity.dashboard import verdicts as verdict_rules
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
 from parity.db import vectors as vec
@@ -539,7 +540,50 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
     found = regressions(store, **kw) if findings is None else findings
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
                                   accuracy_parity(store, **kw), found)
+    if not out.empty:
+        acc = tables.accuracy(tables.open_store(store), framework=_names(framework), when=when)
+        nights = verdict_rules.nightly(jobs, acc, out)
+        keys = ["framework", "amd_hardware", "nvidia_hardware"]
+        share = verdict_rules.share(nights)
+        out = out.drop(columns=["verdict_nights", "complete_nights", "verdict_completeness"]) \
+            .merge(share, on=keys, how="left")
+        out["verdict_nights"] = out["verdict_nights"].fillna(0).astype(int)
+        out["complete_nights"] = out["complete_nights"].fillna(0).astype(int)
+        for i, r in out.iterrows():
+            if r["verdict_nights"] and r["complete_nights"] < r["verdict_nights"]:
+                last = nights[(nights["framework"] == r["framework"])
+                              & (nights["amd_hardware"] == r["amd_hardware"])].iloc[-1]
+                note = (f"verdicts complete on {r['complete_nights']} of {r['verdict_nights']} "
+                        f"nights (last: {last['why'] or 'complete'})")
+                out.at[i, "notes"] = "; ".join(x for x in (r["notes"], note) if x)
+        out = out[headline_rules.COLUMNS]
     return _only_amd(out, hardware)
+
+
+def verdicts(store: Store = None, *, framework=None, hardware=None, since=None, until=None,
+             week=None, pairs=None) -> pd.DataFrame:
+    """Verdict completeness per AMD lane and night (`dashboard.verdicts`): did every suite
+    the NVIDIA reference ran that week execute tests on AMD that night, and does the lane
+    have the accuracy gate its reference has? `complete` and `why` say so per night."""
+    when = _recent(store, since, until, week, RECENT_DAYS)
+    engine = tables.open_store(store)
+    jobs = _in(_jobs(store, framework, None, _with_history(when, 7)), _with_history(when, 7))
+    if jobs.empty:
+        return pd.DataFrame(columns=verdict_rules.COLUMNS)
+    reference = _reference(pairs)
+    lanes = []
+    for fw, g in jobs.groupby("framework"):
+        present = set(g.loc[g["vendor"] == "nvidia", "hardware"])
+        for hw in sorted(set(g.loc[g["vendor"] == "amd", "hardware"])):
+            ref = reference(hw, present)
+            if ref:
+                lanes.append((fw, hw, ref))
+    lanes = pd.DataFrame(lanes, columns=["framework", "amd_hardware", "nvidia_hardware"])
+    acc = tables.accuracy(engine, framework=_names(framework), when=_with_history(when, 7))
+    out = verdict_rules.nightly(jobs, acc, lanes)
+    if when.start is not None:
+        out = out[out["night"] >= pd.Timestamp(when.start).normalize()]
+    return _only_amd(out.reset_index(drop=True), hardware)
 
 
 def capability_parity(store: Store = None, *, framework=None, hardware=None, since=None,

@@ -19,7 +19,8 @@ from parity.dashboard.intervals import wilson
 COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "suites_tested", "suites_reference",
            "coverage", "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",
            "perf_metric", "perf_ratio", "perf_lo", "perf_hi", "accuracy_diff", "accuracy_cells",
-           "cliffs", "open_findings", "run_at", "commit", "notes"]
+           "cliffs", "open_findings", "verdict_nights", "complete_nights",
+           "verdict_completeness", "run_at", "commit", "notes"]
 PERF_METRICS = ("output_throughput", "total_token_throughput", "request_throughput")
 OPEN = ("regression", "cliff", "drop", "new failure")
 

@@ -27,7 +27,7 @@ HEADLINE_MD = [("framework", "framework"), ("amd_hardware", "AMD"), ("nvidia_har
                ("coverage", "coverage"), ("same_denominator_rate", "pass rate*"),
                ("rate_change", "Δ week"), ("nvidia_rate", "NVIDIA"),
                ("perf_ratio", "perf ratio"), ("accuracy_diff", "accuracy Δ"),
-               ("open_findings", "open findings")]
+               ("verdict_completeness", "complete verdicts"), ("open_findings", "open findings")]
 
 
 @dataclass
@@ -143,6 +143,7 @@ REGRESSIONS_MD = [("status", "status"), ("framework", "framework"), ("hardware",
                   ("subject", "what"), ("when", "when"), ("recovered", "recovered"),
                   ("lasted_runs", "lasted (runs)"), ("size", "size")]
 KINDS = {"coverage": "pct", "same_denominator_rate": "pct", "nvidia_rate": "pct",
+         "verdict_completeness": "pct",
          "rate_change": "pp", "accuracy_diff": "pp", "perf_ratio": "ratio", "size": "pct"}
 
 

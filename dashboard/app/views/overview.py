@@ -17,11 +17,11 @@ else:
     st.subheader("Scorecard")
     shown = head[["framework", "amd_hardware", "nvidia_hardware", "coverage",
                   "same_denominator_rate", "nvidia_rate", "perf_ratio", "accuracy_diff", "cliffs",
-                  "open_findings", "run_at", "commit", "stale", "notes"]]
+                  "verdict_completeness", "open_findings", "run_at", "commit", "stale", "notes"]]
     # a missing figure shows as a dash, never as "None" or a zero, and `notes` says why; the
     # grid shows every null as "None", so the figures go to it as formatted text
     formats = {"coverage": "{:.0%}", "same_denominator_rate": "{:.1%}", "nvidia_rate": "{:.1%}",
-               "perf_ratio": "{:.3f}", "accuracy_diff": "{:+.3f}"}
+               "perf_ratio": "{:.3f}", "accuracy_diff": "{:+.3f}", "verdict_completeness": "{:.0%}"}
     styled = shown.assign(**{col: [fmt.format(v) if pd.notna(v) else "—" for v in shown[col]]
                              for col, fmt in formats.items()})
     why = " — means no figure: the row's notes say why."
@@ -40,6 +40,10 @@ else:
                 "perf ratio", help="AMD/NVIDIA throughput at matched configs." + why),
             "accuracy_diff": st.column_config.Column(
                 "accuracy Δ", help="Mean AMD − NVIDIA score over matched cells." + why),
+            "verdict_completeness": st.column_config.Column(
+                "complete verdicts", help="Share of the AMD lane's nights on which every suite "
+                "the reference ran that week executed tests on AMD, with the accuracy gate the "
+                "reference has (frames.verdicts)." + why),
             "run_at": st.column_config.DatetimeColumn("from run", format="YYYY-MM-DD HH:mm"),
             "stale": st.column_config.CheckboxColumn("stale", help="older than the newest run by 2+ days"),
             "notes": st.column_config.Column("notes", help="Why a figure is missing"),

@@ -1,0 +1,79 @@
+"""Verdict completeness, pure: for each AMD lane and night, could a verdict be complete?
+
+A night of an AMD lane (framework × AMD hardware) is complete when every suite its NVIDIA
+reference ran tests in over the week up to that night also executed at least one test on
+AMD that night, and, where the reference has an accuracy gate in that week, the AMD lane
+has accuracy results that night. A lane that builds but executes no test, or tests without
+the accuracy gate its reference has, is never complete. The share of complete nights per
+lane is the headline's `verdict_completeness`."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+WEEK = pd.Timedelta(days=6)  # the reference's expected suites: the week up to the night
+EXECUTED = ["passed", "failed", "error", "xfailed", "xpassed"]
+COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "night", "suites_reference",
+           "suites_executed", "missing_suites", "reference_gate", "amd_gate", "complete", "why"]
+
+
+def _executed(jobs: pd.DataFrame) -> pd.DataFrame:
+    ran = jobs[jobs[EXECUTED].sum(axis=1) > 0]
+    return ran.assign(night=pd.to_datetime(ran["run_at"]).dt.normalize())
+
+
+def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """`jobs`: the window's jobs (framework, vendor, hardware, suite, run_at and outcome
+    counts); `accuracy`: accuracy rows (framework, hardware, run_at); `pairs`: framework,
+    amd_hardware, nvidia_hardware. One row per AMD lane and night it ran anything."""
+    if jobs.empty or pairs.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    ran = _executed(jobs)
+    all_nights = jobs.assign(night=pd.to_datetime(jobs["run_at"]).dt.normalize())
+    acc = accuracy.assign(night=pd.to_datetime(accuracy["run_at"]).dt.normalize()) \
+        if not accuracy.empty else pd.DataFrame(columns=["framework", "hardware", "night"])
+    rows = []
+    for fw, amd, ref in pairs[["framework", "amd_hardware", "nvidia_hardware"]] \
+            .dropna().drop_duplicates().itertuples(index=False):
+        nights = sorted(set(all_nights.loc[(all_nights["framework"] == fw)
+                                           & (all_nights["hardware"] == amd), "night"]))
+        ref_ran = ran[(ran["framework"] == fw) & (ran["hardware"] == ref)]
+        amd_ran = ran[(ran["framework"] == fw) & (ran["hardware"] == amd)]
+        ref_acc = acc[(acc["framework"] == fw) & (acc["hardware"] == ref)]
+        amd_acc = acc[(acc["framework"] == fw) & (acc["hardware"] == amd)]
+        for night in nights:
+            week = (ref_ran["night"] >= night - WEEK) & (ref_ran["night"] <= night)
+            expected = set(ref_ran.loc[week, "suite"])
+            executed = set(amd_ran.loc[amd_ran["night"] == night, "suite"])
+            missing = sorted(expected - executed)
+            gate_ref = bool(((ref_acc["night"] >= night - WEEK) & (ref_acc["night"] <= night)).any())
+            gate_amd = bool((amd_acc["night"] == night).any())
+            why = []
+            if not executed:
+                why.append("no test executed")
+            elif missing:
+                why.append(f"{len(missing)} of the reference's {len(expected)} suites not run")
+            if gate_ref and not gate_amd:
+                why.append("no accuracy gate (the reference has one)")
+            if not expected:
+                why.append(f"{ref} ran no tests that week: nothing to compare")
+            rows.append(dict(framework=fw, amd_hardware=amd, nvidia_hardware=ref, night=night,
+                             suites_reference=len(expected),
+                             suites_executed=len(executed & expected) if expected else len(executed),
+                             missing_suites=", ".join(missing), reference_gate=gate_ref,
+                             amd_gate=gate_amd, complete=not why, why="; ".join(why)))
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    return out.sort_values(["framework", "amd_hardware", "night"]).reset_index(drop=True)
+
+
+def share(nights: pd.DataFrame) -> pd.DataFrame:
+    """Per lane: nights, complete nights, and their share (NaN without nights)."""
+    cols = ["framework", "amd_hardware", "nvidia_hardware", "verdict_nights",
+            "complete_nights", "verdict_completeness"]
+    if nights.empty:
+        return pd.DataFrame(columns=cols)
+    g = nights.groupby(["framework", "amd_hardware", "nvidia_hardware"], as_index=False)
+    out = g.agg(verdict_nights=("night", "size"), complete_nights=("complete", "sum"))
+    out["verdict_completeness"] = np.where(out["verdict_nights"] > 0,
+                                           out["complete_nights"] / out["verdict_nights"], np.nan)
+    return out[cols]
