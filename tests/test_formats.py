@@ -1,6 +1,7 @@
 """The other parsers on hand-written inputs whose right answer is known."""
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -157,3 +158,82 @@ def test_the_rule_for_non_standard_json_numbers():
     lm = lm_eval.parse(b'{"results": {"t": {"acc,none": Infinity, "acc_norm,none": 0.5}}, '
                        b'"versions": {}}')
     assert {a.metric: a.value for a in lm.accuracy} == {"acc": None, "acc_norm": 0.5}
+
+
+BENCH_SCRIPT_FILES = {
+    # vllm bench latency --output-json (seconds; percentiles keyed by text)
+    "latency.json": ('{"avg_latency": 1.5, "latencies": [1.4, 1.6], "percentiles": '
+                     '{"10": 1.41, "50": 1.5, "99": 1.7}}',
+                     "vllm-latency", {"avg_latency": (1.5, "s", "lower"),
+                                      "p99_latency": (1.7, "s", "lower")}),
+    # vllm bench throughput --output-json
+    "throughput.json": ('{"elapsed_time": 12.3, "num_requests": 1000, "total_num_tokens": 123456, '
+                        '"requests_per_second": 81.3, "tokens_per_second": 10037.1}',
+                        "vllm-throughput", {"requests_per_second": (81.3, "req/s", "higher"),
+                                            "tokens_per_second": (10037.1, "tok/s", "higher"),
+                                            "elapsed_time": (12.3, "s", "lower")}),
+    # vLLM's nightly-benchmark summary table, human-readable columns, one GPU per row
+    "benchmark_results.json": (
+        '[{"Test name": "serving_llama8B_tp1_qps_1", "Model": "meta-llama/Llama-3.1-8B", '
+        '"GPU": "8xAMD Instinct MI300X", "qps": "inf", "Tput (req/s)": 10.2, '
+        '"Mean TTFT (ms)": 30.1, "P99 ITL (ms)": 12.0}]', "vllm-benchmark-summary",
+        {"Tput (req/s)": (10.2, "req/s", "higher"), "Mean TTFT (ms)": (30.1, "ms", "lower")}),
+    # SGLang bench_one_batch, objects written back to back (no decode step at output_len 1)
+    "benchmark.log": ('{"run_name": "t", "batch_size": 4, "input_len": 1024, "output_len": 1, '
+                      '"prefill_latency": 3.7, "prefill_throughput": 1096.2, "total_latency": 3.7, '
+                      '"overall_throughput": 1097.3}{"run_name": "t", "batch_size": 4, '
+                      '"input_len": 1024, "output_len": 1024, "prefill_latency": 3.5, '
+                      '"prefill_throughput": 1143.3, "median_decode_latency": 0.0188, '
+                      '"median_decode_throughput": 211.7, "total_latency": 22.9, '
+                      '"overall_throughput": 356.6}', "sglang-one-batch",
+                      {"median_decode_throughput": (211.7, "tok/s", "higher"),
+                       "prefill_latency": (3.5, "s", "lower")}),
+    # SGLang bench_offline_throughput
+    "offline.json": ('{"backend": "engine", "successful_requests": 1000, "total_latency": 20.1, '
+                     '"total_input_tokens": 300000, "total_output_tokens": 200000, '
+                     '"request_throughput": 49.7, "input_throughput": 14925.3, '
+                     '"output_throughput": 9950.2, "total_throughput": 24875.5}', "serving-bench",
+                     {"total_throughput": (24875.5, "tok/s", "higher"),
+                      "total_output_tokens": (200000.0, "count", "none"),
+                      "total_latency": (20.1, "s", "lower")}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BENCH_SCRIPT_FILES))
+def test_framework_benchmark_script_outputs(name):
+    from parity.collectors.formats.detect import FORMATS, detect, run_parser
+
+    text, fmt, expected = BENCH_SCRIPT_FILES[name]
+    data = text.encode()
+    assert detect(data[:65536], name, lambda: data) == fmt
+    r = run_parser(FORMATS[fmt], io.BytesIO(data), name)
+    got = {b.metric: (b.value, b.unit, b.direction) for b in r.benchmarks}
+    for metric, want in expected.items():
+        assert got[metric] == want, metric
+    if fmt == "vllm-benchmark-summary":
+        assert {b.hardware for b in r.benchmarks} == {"AMD Instinct MI300X"}
+        assert r.benchmarks[0].config["qps"] == "inf" and r.benchmarks[0].config["gpu_count"] == 8
+
+
+def test_eval_script_results_are_accuracy_with_n():
+    from parity.collectors.formats.detect import FORMATS, detect, run_parser
+
+    line = ('{"task": "gsm8k", "backend": "srt", "num_gpus": 1, "latency": 45.1, '
+            '"accuracy": 0.951, "num_requests": 200, "other": {"num_questions": 200, "parallel": 128}}\n'
+            '{"num_questions": 1319, "accuracy": 0.93, "latency": 80.0}\n')
+    data = line.encode()
+    fmt = detect(data[:65536], "mmlu_result.jsonl", lambda: data)
+    r = run_parser(FORMATS[fmt], io.BytesIO(data), "mmlu_result.jsonl")
+    assert fmt == "eval-result"
+    assert [(a.task, a.metric, a.value, a.n) for a in r.accuracy] == [
+        ("gsm8k", "accuracy", 0.951, 200), ("mmlu", "accuracy", 0.93, 1319)]
+    assert [b.metric for b in r.benchmarks] == ["latency", "latency"]
+
+
+def test_an_unknown_json_names_the_closest_format_and_what_it_lacks():
+    from parity.collectors.formats.detect import NotRecognised, detect
+
+    data = b'{"request_throughput": 1.0, "mean_ttft_ms": 2.0}'
+    with pytest.raises(NotRecognised, match=r"closest: serving-bench, which also needs "
+                                            r"'output_throughput', 'completed'"):
+        detect(data, "x.json", lambda: data)

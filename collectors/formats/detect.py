@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
 from parity.collectors.formats import (
+    bench_scripts,
     inductor_csv,
     inferencex,
     jsontext,
@@ -20,7 +21,7 @@ from parity.collectors.formats import (
     serving,
     vllm_ci,
 )
-from parity.collectors.formats.records import NotRecognised, ParseResult
+from parity.collectors.formats.records import NotRecognised, ParseError, ParseResult
 
 HEAD_BYTES = 64 * 1024
 
@@ -44,13 +45,46 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format("inductor-csv", inductor_csv.PARSER_VERSION, False, inductor_csv.parse),
     Format("lm-eval", lm_eval.PARSER_VERSION, False, lm_eval.parse),
     Format("quartz-status", quartz.PARSER_VERSION, False, quartz.parse),
+    Format("vllm-latency", bench_scripts.PARSER_VERSION, False, bench_scripts.parse_latency),
+    Format("vllm-throughput", bench_scripts.PARSER_VERSION, False, bench_scripts.parse_throughput),
+    Format("vllm-benchmark-summary", bench_scripts.PARSER_VERSION, False,
+           bench_scripts.parse_summary),
+    Format("sglang-one-batch", bench_scripts.PARSER_VERSION, False, bench_scripts.parse_one_batch),
+    Format("eval-result", bench_scripts.PARSER_VERSION, False, bench_scripts.parse_eval),
     Format("vllm-ci-results", vllm_ci.PARSER_VERSION, False, vllm_ci.parse_rows),
     Format("vllm-ci-health", vllm_ci.PARSER_VERSION, False, vllm_ci.parse_health),
 )}
 
 
+# the keys each JSON format is recognised by, to name the closest one when none matches
+SIGNATURES = {
+    "lm-eval": ("results", "versions"), "pytest-json": ("tests", "summary"),
+    "pytorch-v3": ("benchmark", "metric"), "inferencex-agg": ("hw", "conc", "tput_per_gpu"),
+    "inferencex-evals": ("hw", "task", "em_strict"),
+    "serving-bench": serving.SIGNATURE, "vllm-latency": bench_scripts.LATENCY_KEYS,
+    "vllm-throughput": bench_scripts.THROUGHPUT_KEYS,
+    "vllm-benchmark-summary": ("Test name", "GPU"),
+    "sglang-one-batch": bench_scripts.ONE_BATCH_KEYS, "eval-result": ("accuracy", "task"),
+}
+
+
+def closest(first) -> str:
+    """The known JSON format whose keys `first` comes closest to, and what it lacks."""
+    if not isinstance(first, dict):
+        return "the first record is not a JSON object"
+    keys = set(first)
+    name, sig = max(SIGNATURES.items(), key=lambda kv: (len(keys & set(kv[1])), -len(kv[1])))
+    missing = [k for k in sig if k not in keys]
+    if len(missing) == len(sig):
+        return "no key of any known format"
+    return f"closest: {name}, which also needs {', '.join(repr(k) for k in missing)}"
+
+
 def detect_json(data: bytes) -> str:
-    values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
+    try:
+        values = jsontext.flatten_records(jsontext.load_document_or_lines(data))
+    except ParseError:
+        values = bench_scripts.objects(data)  # objects written back to back
     first = values[0] if values else None
     if lm_eval.looks_like(first):
         return "lm-eval"
@@ -64,7 +98,17 @@ def detect_json(data: bytes) -> str:
         return "inferencex-evals"
     if serving.looks_like(first):
         return "serving-bench"
-    raise NotRecognised("JSON file of no known result format")
+    if bench_scripts.looks_like_latency(first):
+        return "vllm-latency"
+    if bench_scripts.looks_like_throughput(first):
+        return "vllm-throughput"
+    if bench_scripts.looks_like_summary(first):
+        return "vllm-benchmark-summary"
+    if bench_scripts.looks_like_one_batch(first):
+        return "sglang-one-batch"
+    if bench_scripts.looks_like_eval(first):
+        return "eval-result"
+    raise NotRecognised(f"JSON file of no known result format ({closest(first)})")
 
 
 def detect(head: bytes, name: str, read_all: Callable[[], bytes]) -> str:
@@ -99,5 +143,7 @@ def run_parser(fmt: Format, stream: BinaryIO, name: str) -> ParseResult:
         return fmt.parse(stream)
     data = stream.read()
     if fmt.name == "inductor-csv":
+        return fmt.parse(data, source_name=name)
+    if fmt.name == "eval-result":
         return fmt.parse(data, source_name=name)
     return fmt.parse(data)

@@ -29,14 +29,18 @@ def describe(name: str) -> tuple[str, str, str]:
         direction = "higher"
     else:
         direction = "none"
-    if key.endswith("_ms"):
+    if _NONE.search(key):  # counts: tokens, requests
+        unit = "count" if ("tokens" in key or key.startswith(("num_", "completed"))) else ""
+    elif key.endswith("_ms"):
         unit = "ms"
-    elif key.endswith("_s") or base in ("duration", "latency") or "elapsed_time" in key:
+    elif key.endswith("_s") or base in ("duration", "latency", "total_latency") or \
+            "elapsed_time" in key:
         unit = "s"
     elif key.endswith("_mem") or key.endswith("_in_gb"):
         unit = "GB"
     elif "tok/s" in key or "token_throughput" in key or "output_throughput" in key or \
-            "input_throughput" in key or "tokens_per_second" in key or "tput" in key:
+            "input_throughput" in key or "tokens_per_second" in key or \
+            key in ("total_throughput", "last_gen_throughput") or re.search(r"(?:^|_)tput", key):
         unit = "tok/s"
     elif "request_throughput" in key or "requests_per_second" in key or "goodput" in key:
         unit = "req/s"

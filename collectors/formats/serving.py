@@ -32,6 +32,8 @@ _RESULT_KEYS = {
     "max_output_tokens_per_s", "max_concurrent_requests", "rtfx", "accept_length",
     "good_completed", "concurrency", "spec_decode_acceptance_rate",
     "spec_decode_acceptance_length", "total_input_sequences", "input_sequence_throughput",
+    # SGLang bench_offline_throughput
+    "successful_requests", "total_latency", "total_throughput", "last_gen_throughput",
 }
 _ARRAYS = {"input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times",
            "queue_times", "generated_texts", "errors"}
