@@ -337,7 +337,8 @@ class GitHubSync:
             run_id=str(run["id"]), job_id="", ci_system=CI, repository=repo,
             workflow=str(run.get("path") or run.get("name") or ""), head_sha=run.get("head_sha") or "",
             branch=run.get("head_branch") or "", event=run.get("event") or "",
-            run_created_at=parse_time(run.get("created_at")), framework=repo_fw or "other")
+            run_created_at=parse_time(run.get("created_at")), framework=repo_fw or "other",
+            untrusted=untrusted(run, options))
         by_id = {str(j["id"]): j for j in jobs}
         provs: dict[str, Provenance] = {}
         for job in jobs:
@@ -486,6 +487,23 @@ class GitHubSync:
         _, written = self.writer.write(conn, result, prov, art)
         report.files += 1
         report.records += written
+
+
+def untrusted(run: dict, options: SyncOptions) -> str:
+    """Why a run is not the repository's own CI: a pull request from a fork (its head
+    repository is another), a `pull_request_target` or `workflow_run` chain (code a fork
+    controls can reach it), or a branch the source does not follow. '' when it is."""
+    head = (run.get("head_repository") or {}).get("full_name") if isinstance(
+        run.get("head_repository"), dict) else None
+    base = (run.get("repository") or {}).get("full_name") if isinstance(
+        run.get("repository"), dict) else options.repo
+    if head and base and head.lower() != base.lower():
+        return f"fork: {head}"[:64]
+    if run.get("event") in ("pull_request_target", "workflow_run"):
+        return f"{run['event']} chain"
+    if options.branch and run.get("head_branch") and run["head_branch"] != options.branch:
+        return f"branch {run['head_branch']} not followed"[:64]
+    return ""
 
 
 def _worth_a_log(job: dict) -> bool:

@@ -68,6 +68,7 @@ class Provenance:
     signal_reason: str = ""  # Buildkite: why the agent stopped the job (infrastructure)
     soft_failed: bool = False  # Buildkite: a failure the step allows
     retried_in: str = ""  # Buildkite: the job that retried this attempt
+    untrusted: str = ""  # why the run is not the project's own CI ('' when it is)
 
 
 @dataclass
@@ -301,7 +302,7 @@ class Writer:
             attempt=prov.attempt, workflow=prov.workflow, head_sha=prov.head_sha,
             branch=prov.branch, event=prov.event, conclusion=prov.run_conclusion,
             url=prov.run_url, created_at=prov.run_created_at, started_at=prov.run_started_at,
-            completed_at=prov.run_completed_at)
+            completed_at=prov.run_completed_at, untrusted=prov.untrusted[:64])
 
     def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
         hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)

@@ -409,3 +409,15 @@ def verdicts(df: pd.DataFrame) -> alt.Chart:
         color=alt.Color("verdict:N", scale=alt.Scale(domain=["complete", "incomplete"],
                                                      range=["#2ca02c", "#d62728"])),
         tooltip=_tips(d))
+
+
+def untrusted_runs(df: pd.DataFrame) -> alt.Chart:
+    """Runs left out of the parity views, by reason."""
+    d = _prep(df, ["repository", "untrusted", "run_id", "run_at"])
+    if not d.empty:
+        d["reason"] = d["untrusted"].str.split(":").str[0]
+    else:
+        d["reason"] = pd.Series(dtype=str)
+    return alt.Chart(d, title=_title("Runs left out of the parity views", d)).mark_bar().encode(
+        y=alt.Y("reason:N", title=None), x=alt.X("count():Q", title="runs"),
+        color="repository:N", tooltip=["reason:N", "repository:N", "count():Q"])

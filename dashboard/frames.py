@@ -13,6 +13,7 @@ present); `pairs={"mi355x": "h200"}` overrides it.
 """
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
 from typing import Iterable
 
@@ -682,3 +683,33 @@ def compiler_pass_rate(store: Store = None, *, hardware=None, suite=None, since=
             ["framework", "vendor", "hardware"] + compiler_rules.CONFIG, dropna=False).tail(1)
     return out.sort_values(["suite", "compiler", "dtype", "mode", "vendor", "hardware"]) \
         .reset_index(drop=True)
+
+
+def untrusted_runs(store: Store = None, *, since=None, until=None, week=None) -> pd.DataFrame:
+    """The runs every other view leaves out, with why: a fork's pull request, a
+    `pull_request_target` or `workflow_run` chain, a branch the source does not follow.
+    Any view takes `include_untrusted=True` to count them in."""
+    when = _recent(store, since, until, week, HISTORY_DAYS)
+    return tables.untrusted_runs(tables.open_store(store), when)
+
+
+def _trust(view):
+    """Let a view take `include_untrusted=True` (untrusted runs are left out by default).
+    Nested views inherit the caller's choice."""
+    @functools.wraps(view)
+    def call(*args, include_untrusted: bool | None = None, **kw):
+        if include_untrusted is None:
+            return view(*args, **kw)
+        token = tables.INCLUDE_UNTRUSTED.set(bool(include_untrusted))
+        try:
+            return view(*args, **kw)
+        finally:
+            tables.INCLUDE_UNTRUSTED.reset(token)
+    return call
+
+
+VIEWS = tuple(name for name, obj in list(globals().items())
+              if callable(obj) and not name.startswith("_") and getattr(obj, "__module__", "")
+              == __name__ and name not in ("period", "test_id", "capabilities", "vocabulary"))
+for _name in VIEWS:
+    globals()[_name] = _trust(globals()[_name])

@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from typing import Iterable, Sequence
 
 from functools import lru_cache
@@ -38,6 +39,14 @@ from parity.db.models import (
 )
 
 Store = Engine | str | Path | None
+# whether the views read untrusted runs too (forks, pull_request_target chains, branches no
+# source follows); `frames` sets it for one call when asked with include_untrusted=True
+INCLUDE_UNTRUSTED: ContextVar[bool] = ContextVar("parity_include_untrusted", default=False)
+
+
+def _trusted(stmt):
+    """Only trusted runs, unless the caller asked for every run."""
+    return stmt if INCLUDE_UNTRUSTED.get() else stmt.where(CiRun.untrusted == "")
 CHUNK = 900  # ids per IN list: well under every backend's parameter limit
 
 
@@ -63,7 +72,7 @@ def newest_run(engine: Engine):
     if not has_data(engine):
         return None
     with engine.connect() as conn:
-        return conn.execute(select(func.max(CiRun.created_at))).scalar()
+        return conn.execute(_trusted(select(func.max(CiRun.created_at)))).scalar()
 
 
 def has_data(engine: Engine) -> bool:
@@ -144,7 +153,7 @@ def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.Da
         .join(TestSummary, TestSummary.job_pk == CiJob.id, isouter=True)
         .group_by(CiJob.id, CiRun.id, Framework.name, Hardware.id)
     )
-    stmt = _window(_frameworks(stmt, framework), CiRun.created_at, when)
+    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when))
     if not has_data(engine):
         return pd.DataFrame(columns=JOB_COLUMNS)
     df = _read(engine, stmt)
@@ -378,7 +387,7 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
         .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
         .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
     )
-    stmt = _window(_frameworks(stmt, framework), CiRun.created_at, when)
+    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when))
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     df = _read(engine, stmt)
@@ -522,3 +531,19 @@ def inductor_accuracy(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
     out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
     out["status"] = out["status"].fillna("pass")
     return out
+
+
+UNTRUSTED_COLUMNS = ["repository", "workflow", "run_id", "attempt", "branch", "event",
+                     "untrusted", "run_at", "run_url"]
+
+
+def untrusted_runs(engine: Engine, when: Period | None = None) -> pd.DataFrame:
+    """The runs the views leave out, with why."""
+    if not has_data(engine):
+        return pd.DataFrame(columns=UNTRUSTED_COLUMNS)
+    stmt = select(CiRun.repository, CiRun.workflow, CiRun.run_id, CiRun.attempt, CiRun.branch,
+                  CiRun.event, CiRun.untrusted, CiRun.created_at.label("run_at"),
+                  CiRun.url.label("run_url")).where(CiRun.untrusted != "")
+    df = _read(engine, _window(stmt, CiRun.created_at, when))
+    df["run_at"] = pd.to_datetime(df["run_at"])
+    return df[UNTRUSTED_COLUMNS].sort_values("run_at", ascending=False).reset_index(drop=True)

@@ -86,6 +86,9 @@ class CiRun(Base):
     created_at: Mapped[datetime | None] = mapped_column(DateTime)
     started_at: Mapped[datetime | None] = mapped_column(DateTime)
     completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # why the run is not the project's own CI (a fork's pull request, a pull_request_target
+    # or workflow_run chain, a branch the source does not follow); '' when it is
+    untrusted: Mapped[str] = mapped_column(String(64), default="")
 
 
 class CiJob(Base):

@@ -83,6 +83,7 @@ class Run:
     run_started_at: datetime
     attempt: int = 1
     check_suite_id: int = 0
+    head_repo: str | None = None  # a fork's pull request: the repository its head lives in
 
 
 @dataclass
@@ -286,6 +287,10 @@ class World:
         web = f"{base}/web/{run.repo}"
         owner = _user(run.repo.split("/")[0], base)
         repository = _repository(repo, base, owner)
+        head = repository
+        if run.head_repo and run.head_repo != run.repo:
+            fork = self.add_repo(run.head_repo)
+            head = _repository(fork, base, _user(run.head_repo.split("/")[0], base))
         n = attempt or run.attempt
         return {
             "id": run.id, "name": run.name, "node_id": _node("WFR", run.id),
@@ -312,8 +317,8 @@ class World:
                             "message": "nightly", "timestamp": iso(run.created_at),
                             "author": {"name": "Octo Cat", "email": "octocat@github.com"},
                             "committer": {"name": "GitHub", "email": "noreply@github.com"}},
-            "repository": repository, "head_repository": repository,
-            "head_repository_id": repo.id,
+            "repository": repository, "head_repository": head,
+            "head_repository_id": head["id"],
         }
 
     def job_payload(self, job: Job, base: str) -> dict:

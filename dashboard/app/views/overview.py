@@ -70,6 +70,12 @@ if not stack.empty:
                                 "pass_rate": st.column_config.NumberColumn("pass rate",
                                                                            format="percent")})
     c.chart("rocm_stack", stack, key="rocm_stack_chart")
+left_out = c.view("untrusted_runs", week=kw.get("week"))
+if not left_out.empty:
+    reasons = left_out["untrusted"].str.split(":").str[0].value_counts()
+    st.caption("⚠ untrusted: " + ", ".join(f"{n} {r}" for r, n in reasons.items())
+               + " runs are left out of every figure on this page "
+               "(frames.untrusted_runs(); include_untrusted=True counts them in).")
 syncs = c.view("sources")
 if not syncs.empty:
     st.subheader("Sources")
