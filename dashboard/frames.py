@@ -693,6 +693,63 @@ def untrusted_runs(store: Store = None, *, since=None, until=None, week=None) ->
     return tables.untrusted_runs(tables.open_store(store), when)
 
 
+FIGURES = ("same_denominator_rate", "nvidia_rate", "coverage", "verdict_completeness",
+           "perf_ratio", "accuracy_diff")
+PROVENANCE_COLUMNS = ["figure", "role", "framework", "hardware", "run_id", "run_at", "commit",
+                      "run_url", "job_id", "job_name", "job_url", "artifact", "path", "sha256",
+                      "format", "records"]
+
+
+def provenance(store: Store = None, *, figure: str = "same_denominator_rate", framework=None,
+               hardware=None, since=None, until=None, week=None, pairs=None) -> pd.DataFrame:
+    """The inputs behind one headline figure of one AMD lane: each run, job and stored file
+    (with its SHA-256) it was computed from, on the AMD side and the reference side.
+    `figure`: same_denominator_rate or nvidia_rate (the aligned latest runs), coverage or
+    verdict_completeness (every run of both sides in the window), perf_ratio or
+    accuracy_diff (the files that gave the benchmark or accuracy rows)."""
+    if figure not in FIGURES:
+        raise ValueError(f"unknown figure {figure!r} (known: {', '.join(FIGURES)})")
+    engine = tables.open_store(store)
+    when = _recent(store, since, until, week, HEADLINE_DAYS)
+    head = headline(store, framework=framework, hardware=hardware, since=since, until=until,
+                    week=week, pairs=pairs)
+    jobs = _in(_jobs(store, framework, None, _with_history(when, 3)), _with_history(when, 3))
+    if head.empty or jobs.empty:
+        return pd.DataFrame(columns=PROVENANCE_COLUMNS)
+    picked = []
+    for r in head.itertuples():
+        sides = {"amd": r.amd_hardware, "reference": r.nvidia_hardware}
+        if figure in ("same_denominator_rate", "nvidia_rate"):
+            aligned = _aligned(store, r.framework, None, r.amd_hardware, since, until, week,
+                               pairs, True, 72)
+            for role, col in (("amd", "amd_jobs"), ("reference", "ref_jobs")):
+                picked += [(role, j) for js in aligned[col] for j in js]
+            continue
+        for role, hw in sides.items():
+            lane = jobs[(jobs["framework"] == r.framework) & (jobs["hardware"] == hw)]
+            lane = _in(lane, when)
+            picked += [(role, j) for j in lane["job_pk"]]
+    chosen = pd.DataFrame(picked, columns=["role", "job_pk"]).drop_duplicates()
+    files = tables.artifacts(engine, chosen["job_pk"])
+    if figure == "perf_ratio":
+        files = files[files["format"].isin(PERF_FORMATS)]
+    elif figure == "accuracy_diff":
+        files = files[files["format"].isin(ACCURACY_FORMATS)]
+    out = chosen.merge(jobs, on="job_pk").merge(files, on="job_pk",
+                                                how="inner" if figure in (
+                                                    "perf_ratio", "accuracy_diff") else "left")
+    out = out.assign(figure=figure)
+    out["records"] = out["records"].fillna(0).astype(int)
+    return out[PROVENANCE_COLUMNS].sort_values(["role", "hardware", "run_at", "job_id"]) \
+        .reset_index(drop=True)
+
+
+# the formats whose rows the performance and accuracy figures are computed from
+PERF_FORMATS = ("serving-bench", "inferencex-agg", "pytorch-v3", "inductor-csv", "vllm-latency",
+                "vllm-throughput", "vllm-benchmark-summary", "sglang-one-batch")
+ACCURACY_FORMATS = ("lm-eval", "inferencex-evals", "eval-result")
+
+
 def _trust(view):
     """Let a view take `include_untrusted=True` (untrusted runs are left out by default).
     Nested views inherit the caller's choice."""

@@ -20,7 +20,7 @@ COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "suites_tested", "sui
            "coverage", "same_denominator_rate", "rate_lo", "rate_hi", "nvidia_rate",
            "perf_metric", "perf_ratio", "perf_lo", "perf_hi", "accuracy_diff", "accuracy_cells",
            "cliffs", "open_findings", "verdict_nights", "complete_nights",
-           "verdict_completeness", "run_at", "commit", "notes"]
+           "verdict_completeness", "run_at", "commit", "run_url", "notes"]
 PERF_METRICS = ("output_throughput", "total_token_throughput", "request_throughput")
 OPEN = ("regression", "cliff", "drop", "new failure")
 
@@ -68,7 +68,8 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
             notes.append(f"pass rate: the aligned {ref} run ran no tests")
         if not p.empty:
             last = p.sort_values("amd_run_at").iloc[-1]
-            row.update(run_at=last["amd_run_at"], commit=last.get("amd_commit"))
+            row.update(run_at=last["amd_run_at"], commit=last.get("amd_commit"),
+                       run_url=last.get("amd_url"))
         q = perf[(perf["framework"] == fw) & (perf["amd_hardware"] == amd)
                  & (perf["nvidia_hardware"] == ref)] if not perf.empty else perf
         if not q.empty:

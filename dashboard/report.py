@@ -27,7 +27,8 @@ HEADLINE_MD = [("framework", "framework"), ("amd_hardware", "AMD"), ("nvidia_har
                ("coverage", "coverage"), ("same_denominator_rate", "pass rate*"),
                ("rate_change", "Δ week"), ("nvidia_rate", "NVIDIA"),
                ("perf_ratio", "perf ratio"), ("accuracy_diff", "accuracy Δ"),
-               ("verdict_completeness", "complete verdicts"), ("open_findings", "open findings")]
+               ("verdict_completeness", "complete verdicts"), ("open_findings", "open findings"),
+               ("from_run", "from run")]
 
 
 @dataclass
@@ -75,6 +76,9 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
             pd.DataFrame(columns=keys + ["last_week_rate"])
         head = head.merge(last, on=keys, how="left")
         head["rate_change"] = head["same_denominator_rate"] - head["last_week_rate"]
+        # every row says which run its figures come from (`parity explain` lists the files)
+        head["from_run"] = [f"[{str(c or '')[:7] or 'run'}]({u})" if isinstance(u, str) and u
+                            else "—" for c, u in zip(head["commit"], head["run_url"])]
     found = findings
     if not found.empty:
         found = found[found["status"].isin(("regression", "cliff", "drop", "new failure",

@@ -24,6 +24,7 @@ from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
     NOTABLE,
     AccuracyMetric,
+    Artifact,
     BenchmarkMetric,
     CiJob,
     CiRun,
@@ -44,9 +45,27 @@ Store = Engine | str | Path | None
 INCLUDE_UNTRUSTED: ContextVar[bool] = ContextVar("parity_include_untrusted", default=False)
 
 
-def _trusted(stmt):
-    """Only trusted runs, unless the caller asked for every run."""
-    return stmt if INCLUDE_UNTRUSTED.get() else stmt.where(CiRun.untrusted == "")
+def _trusted(stmt, engine: Engine):
+    """Only trusted runs, unless the caller asked for every run (or the store predates the
+    mark: a store not yet upgraded is read as it is)."""
+    if INCLUDE_UNTRUSTED.get() or not _marks_trust(engine):
+        return stmt
+    return stmt.where(CiRun.untrusted == "")
+
+
+_TRUST_COLUMN: dict[tuple[int, str], bool] = {}
+
+
+def _marks_trust(engine: Engine) -> bool:
+    key = (id(engine), str(engine.url))
+    found = _TRUST_COLUMN.get(key)
+    if found is None:
+        try:
+            cols = {c["name"] for c in inspect(engine).get_columns(CiRun.__tablename__)}
+        except Exception:  # no schema yet
+            cols = set()
+        found = _TRUST_COLUMN[key] = "untrusted" in cols
+    return found
 CHUNK = 900  # ids per IN list: well under every backend's parameter limit
 
 
@@ -72,7 +91,7 @@ def newest_run(engine: Engine):
     if not has_data(engine):
         return None
     with engine.connect() as conn:
-        return conn.execute(_trusted(select(func.max(CiRun.created_at)))).scalar()
+        return conn.execute(_trusted(select(func.max(CiRun.created_at)), engine)).scalar()
 
 
 def has_data(engine: Engine) -> bool:
@@ -153,9 +172,9 @@ def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.Da
         .join(TestSummary, TestSummary.job_pk == CiJob.id, isouter=True)
         .group_by(CiJob.id, CiRun.id, Framework.name, Hardware.id)
     )
-    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when))
     if not has_data(engine):
         return pd.DataFrame(columns=JOB_COLUMNS)
+    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
     df = _read(engine, stmt)
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
@@ -387,7 +406,7 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
         .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
         .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
     )
-    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when))
+    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     df = _read(engine, stmt)
@@ -539,7 +558,7 @@ UNTRUSTED_COLUMNS = ["repository", "workflow", "run_id", "attempt", "branch", "e
 
 def untrusted_runs(engine: Engine, when: Period | None = None) -> pd.DataFrame:
     """The runs the views leave out, with why."""
-    if not has_data(engine):
+    if not has_data(engine) or not _marks_trust(engine):
         return pd.DataFrame(columns=UNTRUSTED_COLUMNS)
     stmt = select(CiRun.repository, CiRun.workflow, CiRun.run_id, CiRun.attempt, CiRun.branch,
                   CiRun.event, CiRun.untrusted, CiRun.created_at.label("run_at"),
@@ -547,3 +566,19 @@ def untrusted_runs(engine: Engine, when: Period | None = None) -> pd.DataFrame:
     df = _read(engine, _window(stmt, CiRun.created_at, when))
     df["run_at"] = pd.to_datetime(df["run_at"])
     return df[UNTRUSTED_COLUMNS].sort_values("run_at", ascending=False).reset_index(drop=True)
+
+
+ARTIFACT_COLUMNS = ["job_pk", "artifact_pk", "artifact", "path", "sha256", "format", "records",
+                    "size_bytes"]
+
+
+def artifacts(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
+    """The result files stored for these jobs, with their SHA-256 and format."""
+    wanted = sorted({int(j) for j in job_pks})
+    frames = [pd.DataFrame(columns=ARTIFACT_COLUMNS)]
+    for i in range(0, len(wanted), CHUNK):
+        a = Artifact
+        frames.append(_read_plain(engine, select(
+            a.job_pk, a.id.label("artifact_pk"), a.name.label("artifact"), a.path, a.sha256,
+            a.format, a.records, a.size_bytes).where(a.job_pk.in_(wanted[i:i + CHUNK]))))
+    return pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)

@@ -48,6 +48,9 @@ def test_report_files_and_their_content(report_dir):
     assert re.search(r"\| cliff \| vllm \| mi355x \| deepseek-ai/DeepSeek-R1 gsm8k", md)
     assert "| vllm | no AMD lane | spec_decode |" in md  # the coverage gaps
     assert "| vllm | builds but runs no tests |  | mi455x |" in md
+    # every headline row links the run its figures come from, and carries its completeness
+    assert "| complete verdicts |" in md and "| from run |" in md
+    assert re.search(r"\| vllm \| mi355x \| b200 \|.*\| \[[0-9a-f]{7}\]\(\S+\) \|", md)
     # capability parity: NVIDIA runs disaggregation with wide EP in one gated lane; MI355X
     # runs disaggregation alone, ungated, and its wide-EP gate fails at one concurrency
     assert re.search(r"\| vllm \| disaggregation \+ wide-ep \| — \| — \| — \| — \| ✅ \| — \| ✅ \|", md)

@@ -84,6 +84,37 @@ def cmd_summary(args) -> int:
     return 0
 
 
+def cmd_explain(args) -> int:
+    import json
+
+    import pandas as pd
+
+    from parity.dashboard import frames
+
+    out = frames.provenance(args.db, figure=args.figure, framework=args.framework,
+                            hardware=args.hardware, week=args.week, since=args.since,
+                            until=args.until)
+    if out.empty:
+        print(f"no {args.figure} for {args.framework or 'any framework'} on "
+              f"{args.hardware or 'any AMD hardware'} in this window", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(out.assign(run_at=out["run_at"].astype(str))
+                         .to_dict(orient="records"), indent=2, default=str))
+        return 0
+    shown = out.assign(run_at=out["run_at"].dt.strftime("%Y-%m-%d %H:%M"),
+                       commit=out["commit"].fillna("").str[:10],
+                       sha256=out["sha256"].fillna("").str[:16])
+    cols = ["role", "framework", "hardware", "run_id", "run_at", "commit", "job_id", "path",
+            "format", "records", "sha256"]
+    with pd.option_context("display.width", 250, "display.max_columns", 20,
+                           "display.max_colwidth", 60):
+        print(f"{args.figure}: {len(out)} inputs ({out['run_id'].nunique()} runs, "
+              f"{out['job_id'].nunique()} jobs, {out['sha256'].nunique()} files)")
+        print(shown[cols].to_string(index=False))
+    return 0
+
+
 def add(sub) -> None:
     """Register this group's subcommands on the top-level subparsers."""
     rp = sub.add_parser("report", help="parity reports")
@@ -100,6 +131,18 @@ def add(sub) -> None:
                     help="post the Markdown as a comment on that issue (needs GITHUB_TOKEN)")
     wk.add_argument("--api-url", help="REST API base URL for --post-issue")
     wk.set_defaults(func=cmd_report_weekly)
+
+    ex = sub.add_parser("explain", help="list the runs, jobs and files (with their SHA-256) "
+                                        "one headline figure comes from")
+    ex.add_argument("figure", choices=("same_denominator_rate", "nvidia_rate", "coverage",
+                                       "verdict_completeness", "perf_ratio", "accuracy_diff"))
+    ex.add_argument("--framework", choices=FRAMEWORKS)
+    ex.add_argument("--hardware", help="the AMD hardware, e.g. mi355x")
+    ex.add_argument("--week", help="ISO week, e.g. 2026-W48")
+    ex.add_argument("--since")
+    ex.add_argument("--until")
+    ex.add_argument("--json", action="store_true")
+    ex.set_defaults(func=cmd_explain)
 
     sm = sub.add_parser("summary", help="print the parity scorecard")
     sm.add_argument("--framework", choices=FRAMEWORKS)

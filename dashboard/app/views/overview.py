@@ -17,7 +17,8 @@ else:
     st.subheader("Scorecard")
     shown = head[["framework", "amd_hardware", "nvidia_hardware", "coverage",
                   "same_denominator_rate", "nvidia_rate", "perf_ratio", "accuracy_diff", "cliffs",
-                  "verdict_completeness", "open_findings", "run_at", "commit", "stale", "notes"]]
+                  "verdict_completeness", "open_findings", "run_at", "commit", "run_url", "stale",
+                  "notes"]]
     # a missing figure shows as a dash, never as "None" or a zero, and `notes` says why; the
     # grid shows every null as "None", so the figures go to it as formatted text
     formats = {"coverage": "{:.0%}", "same_denominator_rate": "{:.1%}", "nvidia_rate": "{:.1%}",
@@ -45,6 +46,10 @@ else:
                 "the reference ran that week executed tests on AMD, with the accuracy gate the "
                 "reference has (frames.verdicts)." + why),
             "run_at": st.column_config.DatetimeColumn("from run", format="YYYY-MM-DD HH:mm"),
+            "run_url": st.column_config.LinkColumn(
+                "run", display_text="open", help="The AMD run the pass rate comes from; "
+                "`parity explain FIGURE --hardware HW` lists every run, job and file (SHA-256) "
+                "behind a figure."),
             "stale": st.column_config.CheckboxColumn("stale", help="older than the newest run by 2+ days"),
             "notes": st.column_config.Column("notes", help="Why a figure is missing"),
         })
