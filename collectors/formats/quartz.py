@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from parity.collectors.formats.records import JobPart, ParseError, ParseResult, RunRef, TestRecord
+from parity.collectors.formats.records import (JobPart, ParseError, ParseResult, RunRef,
+                                               TestRecord)
+from parity.collectors.formats.records import utc_time as _time
 
 PARSER_VERSION = "1"
 SCHEMAS = ("2.0",)
@@ -48,18 +50,6 @@ def _entries(detail: dict, phase: str, platform: str) -> dict:
 def looks_like(head: str) -> bool:
     return '"schema_version"' in head and ('"trigger_workflow_run_id"' in head
                                           or '"release_type"' in head)
-
-
-def _time(value: Any):
-    from datetime import datetime, timezone
-
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt.astimezone(timezone.utc).replace(tzinfo=None) if dt.tzinfo else dt
 
 
 def _status(entry: Any, where: str) -> str:

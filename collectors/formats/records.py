@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -145,6 +145,17 @@ class ParseResult:
     def record_count(self) -> int:
         return (len(self.tests) + len(self.benchmarks) + len(self.accuracy) + len(self.sessions)
                 + len(self.runs) + sum(max(j.result.record_count, 1) for j in self.jobs))
+
+
+def utc_time(value: Any) -> datetime | None:
+    """A naive-UTC datetime from ISO-8601 text (`Z` or an offset); None for anything else."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return dt.astimezone(timezone.utc).replace(tzinfo=None) if dt.tzinfo else dt
 
 
 def merge_repeats(tests: list[TestRecord]) -> list[TestRecord]:

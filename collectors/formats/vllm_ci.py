@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
 from typing import Any
 
 from parity.collectors.formats.junit import split_name
 from parity.collectors.formats.records import (MESSAGE_CAP, OUTCOMES, JobPart, NotRecognised,
                                                ParseError, ParseResult, RunRef, SessionTotals,
                                                TestRecord)
+from parity.collectors.formats.records import utc_time as _time
 from parity.collectors.identity import job_hardware_names
 
 PARSER_VERSION = "1"
@@ -49,16 +49,6 @@ def looks_like_rows(head: str) -> bool:
 def looks_like_health(head: str) -> bool:
     return '"latest_build"' in head and '"builds"' in head and ('"amd"' in head or
                                                                  '"upstream"' in head)
-
-
-def _time(value: Any) -> datetime | None:
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt.astimezone(timezone.utc).replace(tzinfo=None) if dt.tzinfo else dt
 
 
 def _run(pipeline: str, number: str, **fields) -> RunRef:

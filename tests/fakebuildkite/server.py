@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from parity.collectors.formats.records import utc_time as _time
 from tests.fakebuildkite.world import Build, World
 
 DEEP = ("Listing builds this deep is not supported. Please narrow your query using filters "
@@ -382,12 +383,3 @@ class FakeBuildkite:
                         self._send(h, 200, a.data, content_type="application/octet-stream")
                         return
         self._send(h, 404, b"<Error>NoSuchKey</Error>", content_type="application/xml")
-
-
-def _time(text: str):
-    from datetime import datetime, timezone
-    try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return dt.astimezone(timezone.utc).replace(tzinfo=None) if dt.tzinfo else dt
