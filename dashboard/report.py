@@ -11,6 +11,7 @@ from __future__ import annotations
 import html as htmlmod
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +20,7 @@ import altair as alt
 import pandas as pd
 
 from parity.dashboard import charts, frames
+from parity.db import untrusted
 from parity.dashboard.period import Period, iso_week, period, week_period
 
 FORMATS = ("html", "md", "csv", "json")
@@ -77,8 +79,7 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
         head = head.merge(last, on=keys, how="left")
         head["rate_change"] = head["same_denominator_rate"] - head["last_week_rate"]
         # every row says which run its figures come from (`parity explain` lists the files)
-        head["from_run"] = [f"[{str(c or '')[:7] or 'run'}]({u})" if isinstance(u, str) and u
-                            else "—" for c, u in zip(head["commit"], head["run_url"])]
+        head["from_run"] = [_run_link(c, u) for c, u in zip(head["commit"], head["run_url"])]
     found = findings
     if not found.empty:
         found = found[found["status"].isin(("regression", "cliff", "drop", "new failure",
@@ -138,21 +139,39 @@ def _fmt(value, kind: str = "") -> str:
         return f"{value:%Y-%m-%d}"
     if isinstance(value, float):
         return f"{value:.4g}"
-    text = str(value).replace("|", "\\|").replace("\n", " ")
-    return text if len(text) <= 90 else text[:87] + "..."
+    if kind == "own":  # Markdown Parity wrote itself (its links to runs)
+        return str(value)
+    if kind == "literal":  # free text from CI runs: a code span renders nothing live
+        return untrusted.literal(value, cap=90)
+    return untrusted.plain(value, cap=90)
 
 
 # a regression that recovered shows both ends: when it started, when it came back, how long
 REGRESSIONS_MD = [("status", "status"), ("framework", "framework"), ("hardware", "hardware"),
                   ("subject", "what"), ("when", "when"), ("recovered", "recovered"),
                   ("lasted_runs", "lasted (runs)"), ("size", "size")]
-KINDS = {"coverage": "pct", "same_denominator_rate": "pct", "nvidia_rate": "pct",
+# free text that comes from CI runs (anyone's pull request can put it there)
+LITERAL = ("parity_key", "last_message", "subject", "detail", "suite")
+KINDS = {**dict.fromkeys(LITERAL, "literal"), "from_run": "own",
+         "coverage": "pct", "same_denominator_rate": "pct", "nvidia_rate": "pct",
          "verdict_completeness": "pct",
          "rate_change": "pp", "accuracy_diff": "pp", "perf_ratio": "ratio", "size": "pct"}
 
 
 def _numeric(df: pd.DataFrame, c: str) -> bool:
-    return bool(KINDS.get(c)) or df[c].dtype.kind in "iuf"
+    return KINDS.get(c) not in (None, "literal", "own") or df[c].dtype.kind in "iuf"
+
+
+_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(?::\d+)?/[^\s()<>\[\]`|]*$")
+
+
+def _run_link(commit, url) -> str:
+    """A link to the run a row comes from: only a plain http(s) URL, labelled by the hex
+    commit; anything else is a dash (the URL came from a CI API)."""
+    if not isinstance(url, str) or not _URL.match(url):
+        return "—"
+    label = re.sub(r"[^0-9a-f]", "", str(commit or "").lower())[:7] or "run"
+    return f"[{label}]({url})"
 
 
 def _md_table(df: pd.DataFrame, columns: list[tuple[str, str]]) -> list[str]:

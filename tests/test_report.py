@@ -43,10 +43,10 @@ def test_report_files_and_their_content(report_dir):
             "regressions.csv", "amd_only_failures.csv", "coverage_gaps.csv", "fleet.csv"} <= names
     md = (report_dir / "report.md").read_text()
     assert md.startswith(f"## Parity report, {WEEK}")
-    assert re.search(r"\| regression \| vllm \| mi355x \| meta-llama/Llama-3.1-70B-Instruct "
+    assert re.search(r"\| regression \| vllm \| mi355x \| `meta-llama/Llama-3.1-70B-Instruct "
                      r"output_throughput .*c64", md)  # the injected throughput regression
-    assert re.search(r"\| cliff \| vllm \| mi355x \| deepseek-ai/DeepSeek-R1 gsm8k", md)
-    assert "| vllm | no AMD lane | spec_decode |" in md  # the coverage gaps
+    assert re.search(r"\| cliff \| vllm \| mi355x \| `deepseek-ai/DeepSeek-R1 gsm8k", md)
+    assert "| vllm | no AMD lane | `spec_decode` |" in md  # the coverage gaps
     assert "| vllm | builds but runs no tests |  | mi455x |" in md
     # every headline row links the run its figures come from, and carries its completeness
     assert "| complete verdicts |" in md and "| from run |" in md
@@ -158,3 +158,46 @@ def test_a_long_report_is_cut_to_fit_a_comment():
     assert comment_body("short") == "short"
     cut = comment_body("x" * 70_000)
     assert len(cut) <= 65_536 and cut.endswith("the full report is in report.md)\n")
+
+
+HOSTILE = ("<script>alert(1)</script> @vllm-project/amd-team cc @someone fixes #123 "
+           "[click](javascript:alert(1)) ![x](https://evil.example/p.png) `code` | pipe")
+
+
+def _live(md: str) -> list[str]:
+    """What GitHub would render live in `md` outside code spans: mentions, #references,
+    HTML tags, links or images that are not Parity's own run links."""
+    outside = re.sub(r"`[^`\n]*`", "", md)
+    found = re.findall(r"(?<![\w\u200b])@[A-Za-z0-9][\w/-]*", outside)
+    found += re.findall(r"(?<![\w\u200b&])#\d+", outside)
+    found += re.findall(r"<\s*[A-Za-z/!]", outside)
+    links = re.findall(r"(?<!\\)!?\[[^\]\n]*(?<!\\)\]\(([^)\s]*)\)", outside)
+    found += [u for u in links if not re.match(r"^https?://", u) or "evil" in u]
+    return found
+
+
+def test_hostile_ci_text_is_posted_as_data(sqlite_engine, tmp_path):
+    """A test name, failure message and suite written by anyone's pull request reach the
+    posted Markdown as text: no live mention, reference, HTML or foreign link."""
+    from tests.builder import Builder
+
+    b = Builder(sqlite_engine)
+    name = "test_x" + HOSTILE.replace(" ", "_")[:80]
+    for day in (0, 1):
+        b.tests("h100", {name: "passed", "test_ok": "passed"}, suite=HOSTILE, run=f"n{day}",
+                commit=f"c{day}", day=day)
+        b.tests("mi300x", {name: "failed", "test_ok": "passed"}, suite=HOSTILE, run=f"a{day}",
+                commit=f"c{day}", day=day, messages={name: HOSTILE})
+    db = Path(str(sqlite_engine.url.database))
+    w = World()
+    w.add_repo("ROCm/parity-tracking")
+    with FakeGitHub(w, {TOKEN: 9}) as fake:
+        done = run_report(db, tmp_path / "h", "--week", "2026-W45", "--format", "md",
+                          "--post-issue", "ROCm/parity-tracking#7", "--api-url", fake.base_url,
+                          env={"GITHUB_TOKEN": TOKEN})
+        assert done.returncode == 0, done.stderr
+        body = w.comments[0]["body"]
+    assert "alert(1)" in body  # the text is there, as data
+    assert _live(body) == [], _live(body)
+    assert _live("hi @team see #4 <b>x</b> [a](javascript:x)") == ["@team", "#4", "<b", "</",
+                                                                  "javascript:x"]
