@@ -421,3 +421,13 @@ def untrusted_runs(df: pd.DataFrame) -> alt.Chart:
     return alt.Chart(d, title=_title("Runs left out of the parity views", d)).mark_bar().encode(
         y=alt.Y("reason:N", title=None), x=alt.X("count():Q", title="runs"),
         color="repository:N", tooltip=["reason:N", "repository:N", "count():Q"])
+
+
+def alerts(df: pd.DataFrame) -> alt.Chart:
+    """Alerts firing now, by rule and priority."""
+    d = _prep(df, ["rule", "priority", "framework", "hardware", "subject"])
+    return alt.Chart(d, title=_title("Alerts firing now", d)).mark_bar().encode(
+        y=alt.Y("rule:N", title=None), x=alt.X("count():Q", title="alerts"),
+        color=alt.Color("priority:N", scale=alt.Scale(domain=["P1", "P2", "P3"],
+                                                      range=["#d62728", "#ff7f0e", "#7f7f7f"])),
+        tooltip=["rule:N", "priority:N", "count():Q"])

@@ -26,6 +26,7 @@ from parity.dashboard import coverage as coverage_rules
 from parity.dashboard import fleet as fleet_rules
 from parity.dashboard import headline as headline_rules
 from parity.dashboard import outcomes, performance, regressions as findings, tables
+from parity.dashboard import alerts as alert_rules
 from parity.dashboard import compilers as compiler_rules
 from parity.dashboard import stack as stack_rules
 from parity.dashboard import verdicts as verdict_rules
@@ -691,6 +692,28 @@ def untrusted_runs(store: Store = None, *, since=None, until=None, week=None) ->
     Any view takes `include_untrusted=True` to count them in."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
     return tables.untrusted_runs(tables.open_store(store), when)
+
+
+def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, since=None,
+           until=None, week=None) -> pd.DataFrame:
+    """The alerts that fire now on AMD (`dashboard.alerts`): AMD-only failures that
+    persisted, tests failing on both vendors, lanes that run no test or lack their
+    reference's gate or went stale, confirmed performance regressions, accuracy cliffs and
+    drops, offline runner pools and long queues, with priority, evidence and a stable
+    fingerprint. `rules`: a rules dict or file (default the shipped alert_rules.toml)."""
+    rule_set = rules if isinstance(rules, dict) else alert_rules.load_rules(rules)
+    kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week)
+    out = alert_rules.evaluate(
+        rule_set, failures=amd_only_failures(store, **kw),
+        matrix=test_matrix(store, **kw) if "both_vendors_failing" in rule_set else pd.DataFrame(),
+        coverage=coverage(store, **kw),
+        findings=regressions(store, **kw, kinds=("performance", "accuracy")),
+        fleet=fleet(store, hardware=hardware, since=since, until=until, week=week))
+    records = tables.alert_records(tables.open_store(store))
+    out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],
+                    on="fingerprint", how="left")
+    names = _names(hardware)
+    return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 
 
 FIGURES = ("same_denominator_rate", "nvidia_rate", "coverage", "verdict_completeness",

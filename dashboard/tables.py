@@ -24,6 +24,7 @@ from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
     NOTABLE,
     AccuracyMetric,
+    Alert,
     Artifact,
     BenchmarkMetric,
     CiJob,
@@ -582,3 +583,24 @@ def artifacts(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
             a.job_pk, a.id.label("artifact_pk"), a.name.label("artifact"), a.path, a.sha256,
             a.format, a.records, a.size_bytes).where(a.job_pk.in_(wanted[i:i + CHUNK]))))
     return pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
+
+
+ALERT_COLUMNS = ["fingerprint", "rule", "priority", "framework", "hardware", "subject", "state",
+                 "first_seen", "last_seen", "resolved_at", "issue_repo", "issue_number"]
+
+
+def alert_records(engine: Engine) -> pd.DataFrame:
+    """Alerts on record (`parity alerts` keeps them): state, when, and their issue."""
+    try:
+        present = inspect(engine).has_table(Alert.__tablename__)
+    except Exception:
+        present = False
+    if not present:
+        return pd.DataFrame(columns=ALERT_COLUMNS)
+    a = Alert
+    df = _read(engine, select(a.fingerprint, a.rule, a.priority, a.framework, a.hardware,
+                              a.subject, a.state, a.first_seen, a.last_seen, a.resolved_at,
+                              a.issue_repo, a.issue_number))
+    for c in ("first_seen", "last_seen", "resolved_at"):
+        df[c] = pd.to_datetime(df[c])
+    return df[ALERT_COLUMNS]

@@ -455,3 +455,31 @@ class SourceSync(Base):
     last_success_at: Mapped[datetime | None] = mapped_column(DateTime)
     status: Mapped[str] = mapped_column(String(16))  # ok | failed | stopped
     message: Mapped[str] = mapped_column(Text, default="")
+
+
+class Alert(Base):
+    """One alert, by fingerprint (a stable hash of its rule and subject): first and last
+    seen firing, its state (open, resolved, acknowledged), its evidence, how many rounds in
+    a row it has not fired, and the GitHub issue it lives in (`previous_issue`: the issue of
+    an earlier occurrence a person closed)."""
+
+    __tablename__ = "alert"
+    __table_args__ = (Index("ix_alert_state", "state"),)
+
+    fingerprint: Mapped[str] = mapped_column(String(40), primary_key=True)
+    rule: Mapped[str] = mapped_column(String(64))
+    priority: Mapped[str] = mapped_column(String(4))
+    framework: Mapped[str] = mapped_column(String(32), default="")
+    hardware: Mapped[str] = mapped_column(String(200), default="")
+    subject: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(16))
+    first_seen: Mapped[datetime] = mapped_column(DateTime)
+    last_seen: Mapped[datetime] = mapped_column(DateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(DateTime)
+    quiet_rounds: Mapped[int] = mapped_column(Integer, default=0)
+    evidence: Mapped[str] = mapped_column(Text, default="{}")
+    evidence_hash: Mapped[str] = mapped_column(String(64), default="")
+    url: Mapped[str] = mapped_column(String(500), default="")
+    issue_repo: Mapped[str] = mapped_column(String(200), default="")
+    issue_number: Mapped[int | None] = mapped_column(Integer)
+    previous_issue: Mapped[int | None] = mapped_column(Integer)

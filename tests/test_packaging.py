@@ -72,7 +72,8 @@ def test_the_wheel_carries_its_data(installed):
     for rel in ("db/hardware.toml", "db/capabilities.toml", "collectors/formats/junit.py",
                 "dashboard/weekly_report.ipynb", "dashboard/app/main.py",
                 "dashboard/app/views/overview.py", "runners/workflows/parity-vllm.yml",
-                "db/migrations/env.py", "cli/__init__.py"):
+                "db/migrations/env.py", "cli/__init__.py", "dashboard/alert_rules.toml",
+                "db/migrations/versions/0011_alerts.py"):
         assert (pkg / rel).is_file(), rel
     store = installed["cwd"] / "store.db"
     up = _run(installed, str(installed["bin"] / "parity"), "--db", str(store), "db", "upgrade")

@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from parity.cli import collect, failure, report, runner, serve, store, sync
+from parity.cli import alerts, collect, failure, report, runner, serve, store, sync
 
-GROUPS = (store, collect, sync, runner, report, serve)
+GROUPS = (store, collect, sync, runner, report, alerts, serve)
 
 
 def version() -> str:

@@ -62,6 +62,25 @@ else:
             params["week"] = kw["week"]
         cols[i % 3].page_link(c.PAGES["tests"], query_params=params,
                               label=f"{row.framework} · {row.amd_hardware}: failing tests")
+firing = c.view("alerts", **{k: v for k, v in kw.items() if k in ("framework", "week")})
+st.subheader("Alerts")
+if firing.empty:
+    st.caption("Nothing fires now (`parity alerts` records and posts them).")
+else:
+    now = pd.Timestamp.now("UTC").tz_localize(None)
+    since = pd.to_datetime(firing["first_seen"]).fillna(pd.to_datetime(firing["since"]))
+    shown = firing.assign(
+        age_days=((now - since).dt.total_seconds() / 86400).round(1),
+        issue=[f"https://github.com/{r}/issues/{int(n)}" if isinstance(r, str) and r and pd.notna(n)
+               else None for r, n in zip(firing["issue_repo"], firing["issue_number"])])
+    counts = shown["priority"].value_counts().sort_index()
+    st.caption(" · ".join(f"{n} {p}" for p, n in counts.items()) + " firing; the oldest first "
+               "within each priority.")
+    st.dataframe(shown.sort_values(["priority", "age_days"], ascending=[True, False])[
+        ["priority", "rule", "framework", "hardware", "subject", "age_days", "state", "issue"]],
+        hide_index=True, key="alerts",
+        column_config={"age_days": st.column_config.NumberColumn("age (days)"),
+                       "issue": st.column_config.LinkColumn("issue", display_text="open")})
 stack = c.view("rocm_stack", **{k: v for k, v in kw.items() if k in ("framework", "week")})
 if not stack.empty:
     st.subheader("AMD software stack (TheRock nightly)")
@@ -109,4 +128,4 @@ else:
                         "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
                  key="fleet")
 c.notebook(f"head = frames.headline({c.kwargs_text(kw)})", "charts.headline(head)",
-           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.rocm_stack()", "frames.sources()")
+           f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.alerts()", "frames.rocm_stack()", "frames.sources()")
