@@ -251,10 +251,14 @@ class Client:
         if resp.status_code == 304:
             return Page(url, None, None, nxt, resp.headers.get("etag") or etag or "")
         body = resp.json()
-        items = body.get(key) if isinstance(body, dict) else None
+        # most lists are an object holding the list under `key`; issues and labels are a
+        # bare JSON list
+        items = body if isinstance(body, list) else (body.get(key) if isinstance(body, dict)
+                                                     else None)
         if not isinstance(items, list):
             raise GitHubError(f"{url}: response has no '{key}' list")
-        return Page(url, items, body.get("total_count"), nxt, resp.headers.get("etag", ""))
+        total = body.get("total_count") if isinstance(body, dict) else None
+        return Page(url, items, total, nxt, resp.headers.get("etag", ""))
 
     def pages(self, path: str, key: str, params: dict | None = None) -> Iterator[Page]:
         """Every page of a list, unconditionally, following `Link` (whose URLs carry the

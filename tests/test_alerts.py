@@ -3,6 +3,7 @@ alert resolves only after its rounds, and a recurrence is a new occurrence."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -93,3 +94,90 @@ def test_rules_files_are_checked(tmp_path):
     with pytest.raises(rules_mod.RulesError, match="needs priority"):
         rules_mod.load_rules(bad)
     assert set(rules_mod.load_rules()) >= {"amd_only_failure", "perf_regression", "no_tests"}
+
+
+# -- GitHub issues --------------------------------------------------------------------------------
+
+REPO = "ROCm/parity-alerts"
+TOKEN = "ghp_fakeTOKENforAlertIssues_0123456789ab"
+
+
+def _post(engine, fake, actions, **kw):
+    from parity.collectors.alert_issues import post
+    from parity.collectors.github import Client
+    from parity.collectors.settings import Secret, Settings
+
+    client = Client(Settings(backoff_s=0.01), api_url=fake.base_url, token=Secret(TOKEN))
+    return post(engine, client, REPO, actions, **kw)
+
+
+def test_issues_one_per_alert_no_spam_closed_on_resolve_and_manual_close_kept(sqlite_engine):
+    from tests.fakegithub import FakeGitHub, World
+
+    w = World()
+    w.add_repo(REPO)
+    hostile = dict(_alert("h", {"last_message": "@vllm-project/amd-team fixes #1 <b>x</b>"}),
+                   subject="test_x[<script>] @someone")
+    now = datetime(2026, 11, 30)
+    with FakeGitHub(w, {TOKEN: 3}) as fake:
+        firing = [_alert("a", {"streak": 2}), _alert("b", {"streak": 3}), hostile]
+        acts = alerting.run(sqlite_engine, firing, now=now)
+        # the write cap: labels and issues count; what is left waits
+        r1 = _post(sqlite_engine, fake, acts, max_writes=6)  # 4 labels, then 2 issues
+        assert (r1.writes, len(r1.opened), r1.deferred) == (6, 2, 1)
+        r2 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        issues = w.issues[REPO]
+        assert len(issues) == 3 and len(r1.opened) + len(r2.opened) == 3
+        assert {x["name"] for x in w.labels[REPO].values()} >= {"parity", "vendor:amd",
+                                                                 "rule:amd_only_failure",
+                                                                 "framework:vllm"}
+        # nothing new: no write at all
+        r3 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert r3.writes == 0 and len(issues) == 3
+        # untrusted text went in as data
+        text = next(i for i in issues.values() if "parity-alert:h" in i["body"])
+        outside = re.sub(r"`[^`\n]*`", "", text["body"] + text["title"])
+        assert "@vllm-project" not in outside and "<script>" not in outside
+        assert not re.search(r"(?<![\w\u200b])@someone", text["title"])
+        # the evidence of a changes: its body is edited and a comment says what changed
+        firing[0] = _alert("a", {"streak": 4})
+        r4 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        a_issue = next(n for n, i in issues.items() if "parity-alert:a" in i["body"])
+        assert r4.updated == [a_issue] and w.comments[-1]["body"] == "Evidence changed: streak"
+        # a person closes b's issue while it still fires: it stays closed
+        b_issue = next(n for n, i in issues.items() if "parity-alert:b" in i["body"])
+        issues[b_issue]["state"] = "closed"
+        firing[1] = _alert("b", {"streak": 9})
+        r5 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert r5.acknowledged == ["b"] and issues[b_issue]["state"] == "closed"
+        # a stops firing for two rounds: resolved, commented and closed
+        firing = [f for f in firing if f["fingerprint"] != "a"]
+        _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        r7 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert r7.closed == [a_issue] and issues[a_issue]["state"] == "closed"
+        assert issues[a_issue]["state_reason"] == "completed"
+        # a comes back: a new issue that links the old one
+        firing.append(_alert("a", {"streak": 2}))
+        r8 = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert len(r8.opened) == 1 and f"#{a_issue}" in issues[r8.opened[0]]["body"]
+
+
+def test_an_issue_whose_record_was_lost_is_found_by_its_marker(sqlite_engine):
+    """A round that created the issue and failed before recording it: the rerun finds the
+    issue by its hidden marker (whatever its title became) instead of opening another."""
+    from tests.fakegithub import FakeGitHub, World
+
+    w = World()
+    w.add_repo(REPO)
+    now = datetime(2026, 11, 30)
+    with FakeGitHub(w, {TOKEN: 3}) as fake:
+        acts = alerting.run(sqlite_engine, [_alert("a", {"streak": 2})], now=now)
+        _post(sqlite_engine, fake, acts)
+        (number, issue), = w.issues[REPO].items()
+        issue["title"] = "renamed by a person"
+        with sqlite_engine.begin() as conn:
+            conn.execute(text("UPDATE alert SET issue_number = NULL"))
+        again = _post(sqlite_engine, fake, [])
+        assert again.opened == [] and len(w.issues[REPO]) == 1
+        with sqlite_engine.connect() as conn:
+            assert conn.execute(text("SELECT issue_number FROM alert")).scalar() == number

@@ -141,7 +141,7 @@ def test_html_renders_every_chart_offline_in_chromium(browser, report_dir):
 
 def test_post_issue_through_the_fake_github(demo_db, tmp_path):
     w = World()
-    w.add_repo("ROCm/parity-tracking")
+    w.add_issue("ROCm/parity-tracking", 12)
     with FakeGitHub(w, {TOKEN: 9}) as fake:
         done = run_report(demo_db, tmp_path / "p", "--week", WEEK, "--format", "md",
                           "--post-issue", "ROCm/parity-tracking#12", "--api-url", fake.base_url,
@@ -190,7 +190,7 @@ def test_hostile_ci_text_is_posted_as_data(sqlite_engine, tmp_path):
                 commit=f"c{day}", day=day, messages={name: HOSTILE})
     db = Path(str(sqlite_engine.url.database))
     w = World()
-    w.add_repo("ROCm/parity-tracking")
+    w.add_issue("ROCm/parity-tracking", 7)
     with FakeGitHub(w, {TOKEN: 9}) as fake:
         done = run_report(db, tmp_path / "h", "--week", "2026-W45", "--format", "md",
                           "--post-issue", "ROCm/parity-tracking#7", "--api-url", fake.base_url,

@@ -257,6 +257,9 @@ class _ApiHandler(_Base):
     def do_DELETE(self) -> None:
         self._handle("DELETE")
 
+    def do_PATCH(self) -> None:
+        self._handle("PATCH")
+
     def _body(self) -> dict:
         length = int(self.headers.get("Content-Length") or 0)
         try:
@@ -429,16 +432,9 @@ class _ApiHandler(_Base):
                 return 200, w.repos[repo_name].files["/".join(rest[1:]).strip("/")], \
                     {"X-GitHub-Media-Type": "github.v3; param=raw"}
             return 200, found, {}
+        if rest[:1] in (["issues"], ["labels"]):
+            return self._issues(repo_name, rest, method)
         if method == "POST":
-            if rest[:1] == ["issues"] and len(rest) == 3 and rest[2] == "comments":
-                if self.token is None:
-                    return 401, {"message": "Requires authentication", "documentation_url": DOCS}, {}
-                length = int(self.headers.get("Content-Length") or 0)
-                data = json.loads(self.rfile.read(length) or b"{}")
-                comment = {"id": w.next_id(), "body": data.get("body", ""), "issue": int(rest[1]),
-                           "repo": repo_name, "html_url": f"{base}/web/{repo_name}/issues/{rest[1]}"}
-                w.comments.append(comment)
-                return 201, comment, {}
             raise _NotFound
         if rest[:1] != ["actions"]:
             raise _NotFound
@@ -512,6 +508,67 @@ class _ApiHandler(_Base):
         if rest[:1] == ["runners"]:
             return self._runners(repo_name, rest[1:])
         raise _NotFound
+
+    def _issues(self, repo: str, rest: list[str], method: str):
+        """Issues, their comments and the repository's labels, as GitHub serves them."""
+        w, base = self.fake.world, self.fake.base_url
+        if method != "GET" and self.token is None:
+            return 401, {"message": "Requires authentication", "documentation_url": DOCS}, {}
+        if rest == ["labels"]:
+            if method == "POST":
+                data = self._body()
+                if data.get("name") in w.labels.setdefault(repo, {}):
+                    raise _Problem(422, "Validation Failed: already_exists")
+                w.labels[repo][data["name"]] = {"name": data["name"],
+                                                "color": data.get("color", "ededed")}
+                return 201, w.labels[repo][data["name"]], {}
+            return self._paged_list(list(w.labels.get(repo, {}).values()))
+        issues = w.issues.setdefault(repo, {})
+        if rest == ["issues"]:
+            if method == "POST":
+                data = self._body()
+                if not data.get("title"):
+                    raise _Problem(422, "Validation Failed: title is missing")
+                n = len(issues) + 1
+                for name in data.get("labels") or []:
+                    w.labels.setdefault(repo, {}).setdefault(name, {"name": name, "color": "ededed"})
+                issues[n] = {"number": n, "title": data["title"], "body": data.get("body", ""),
+                             "state": "open", "state_reason": None,
+                             "labels": [{"name": x} for x in data.get("labels") or []],
+                             "html_url": f"{base}/web/{repo}/issues/{n}", "closed_by": None}
+                return 201, issues[n], {}
+            state = self.query.get("state", "open")
+            wanted = set(filter(None, self.query.get("labels", "").split(",")))
+            found = [i for i in sorted(issues.values(), key=lambda i: -i["number"])
+                     if (state == "all" or i["state"] == state)
+                     and wanted <= {x["name"] for x in i["labels"]}]
+            return self._paged_list(found)
+        number = _int(rest[1]) if len(rest) >= 2 else -1
+        issue = issues.get(number)
+        if issue is None:
+            raise _NotFound
+        if len(rest) == 2:
+            if method == "PATCH":
+                data = self._body()
+                for key in ("title", "body", "state", "state_reason"):
+                    if key in data:
+                        issue[key] = data[key]
+                if data.get("state") == "closed":
+                    issue["closed_by"] = {"login": "parity-bot"}
+                return 200, issue, {}
+            return 200, issue, {}
+        if rest[2:] == ["comments"] and method == "POST":
+            data = self._body()
+            comment = {"id": w.next_id(), "body": data.get("body", ""), "issue": number,
+                       "repo": repo, "html_url": f"{base}/web/{repo}/issues/{number}"}
+            w.comments.append(comment)
+            return 201, comment, {}
+        raise _NotFound
+
+    def _paged_list(self, items: list):
+        """A plain JSON list, paginated with Link like every GitHub list."""
+        status, body, headers = self._paged("items", items)
+        return status, body["items"] if isinstance(body, dict) and "items" in body else body, headers
 
     def _allowed(self, scope: str, write: bool) -> None:
         """Fine-grained permissions, when the fake was given some for this token."""

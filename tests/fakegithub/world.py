@@ -120,6 +120,8 @@ class World:
         self.artifacts: dict[int, Artifact] = {}
         self.runners: dict[int, Runner] = {}
         self.comments: list[dict] = []
+        self.issues: dict[str, dict[int, dict]] = {}  # repo -> number -> issue
+        self.labels: dict[str, dict[str, dict]] = {}  # repo -> name -> label
         self.runner_groups: dict[str, list[dict]] = {}
         self._ids = count(100_000_001)
         self._run_numbers: dict[str, count] = {}
@@ -134,6 +136,16 @@ class World:
         if repo is None:
             repo = self.repos[full_name] = Repo(full_name, self.next_id(), private)
         return repo
+
+    def add_issue(self, repo: str, number: int, title: str = "Parity reports", body: str = "",
+                  state: str = "open") -> dict:
+        """An issue that already exists (reports are posted to it as comments)."""
+        self.add_repo(repo)
+        issue = {"number": number, "title": title, "body": body, "state": state,
+                 "state_reason": None, "labels": [], "closed_by": None,
+                 "html_url": f"https://github.com/{repo}/issues/{number}"}
+        self.issues.setdefault(repo, {})[number] = issue
+        return issue
 
     def add_file(self, repo: str, path: str, data: bytes | str) -> None:
         """Put a file in a repository's default branch (the contents API serves it)."""
