@@ -68,9 +68,22 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Alerts:
+    """`[alerts]`: run an alerting round after each sync round (webhook URLs are secrets and
+    come from PARITY_ALERT_WEBHOOKS, never from this file)."""
+
+    rules: str | None = None
+    post_issues: str | None = None
+    max_writes: int = 10
+    resolve_after: int = 2
+    dashboard_url: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     path: str
     sources: tuple[Source, ...] = field(default_factory=tuple)
+    alerts: Alerts | None = None
 
     def source(self, name: str) -> Source:
         for s in self.sources:
@@ -112,7 +125,28 @@ def parse(data: dict, where: str) -> Config:
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise ConfigError(f"{where}: source names must be unique; repeated: {', '.join(dupes)}")
-    return Config(where, tuple(sources))
+    return Config(where, tuple(sources), _alerts(data.get("alerts"), where))
+
+
+def _alerts(raw, where: str) -> Alerts | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: `alerts` must be a table ([alerts])")
+    known = {"rules", "post_issues", "max_writes", "resolve_after", "dashboard_url"}
+    extra = sorted(set(raw) - known)
+    if extra:
+        hint = " (webhook URLs are secrets: set PARITY_ALERT_WEBHOOKS)" if "webhooks" in extra else ""
+        raise ConfigError(f"{where}: alerts: `{extra[0]}` is not a key of [alerts]{hint}")
+    repo = raw.get("post_issues")
+    if repo is not None and (not isinstance(repo, str) or not _REPO.match(repo)):
+        raise ConfigError(f"{where}: alerts: `post_issues` must be OWNER/NAME")
+    for key in ("max_writes", "resolve_after"):
+        if key in raw and (not isinstance(raw[key], int) or raw[key] < 1):
+            raise ConfigError(f"{where}: alerts: `{key}` must be a positive integer")
+    return Alerts(rules=raw.get("rules"), post_issues=repo, max_writes=raw.get("max_writes", 10),
+                  resolve_after=raw.get("resolve_after", 2),
+                  dashboard_url=str(raw.get("dashboard_url") or ""))
 
 
 def _source(s: dict, index: int, where: str) -> Source:

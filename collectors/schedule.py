@@ -200,7 +200,8 @@ def sync_round(engine: Engine, config: configs.Config, settings: Settings, *,
 
 def every(engine: Engine, config_path: str, settings: Settings, interval_s: float,
           stop: threading.Event, *, names: tuple[str, ...] = (),
-          log: Callable[[str], None] = print) -> int:
+          log: Callable[[str], None] = print,
+          after_round: Callable[[configs.Config], None] | None = None) -> int:
     """Rounds every `interval_s` seconds until `stop` is set; the sources file is read
     again each round, so an edit applies without a restart. Returns 0."""
     lock = lock_path(engine)
@@ -210,6 +211,8 @@ def every(engine: Engine, config_path: str, settings: Settings, interval_s: floa
             config = configs.load(config_path)
             with round_lock(lock):
                 sync_round(engine, config, settings, names=names, stop=stop, log=log)
+                if after_round is not None and not stop.is_set():
+                    after_round(config)
         except Busy as exc:
             log(f"{_now()} skipping this round: {exc}")
         except configs.ConfigError as exc:

@@ -94,7 +94,8 @@ def test_dashboard_never_talks_to_github():
 
 
 # the one module per package that may hold an HTTP client, for each CI host it talks to
-TALKERS = {"parity.collectors": {"github.py": "github", "buildkite.py": "buildkite"},
+TALKERS = {"parity.collectors": {"github.py": "github", "buildkite.py": "buildkite",
+                                  "webhooks.py": "chat"},
            "parity.runners": {"github.py": "github"}}
 
 

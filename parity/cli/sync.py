@@ -39,12 +39,18 @@ def cmd_sync(args) -> int:
     if interval is not None and args.since:
         print("ERROR --since backfills once; run it without --every", file=sys.stderr)
         return 2
+    def alerts(cfg) -> None:
+        if cfg.alerts is not None:
+            _alerts_round(store, args.db, cfg.alerts, log)
+
     if interval is not None:
-        return schedule.every(store, path, settings, interval, stop, names=names, log=log)
+        return schedule.every(store, path, settings, interval, stop, names=names, log=log,
+                              after_round=alerts)
     try:
         with schedule.round_lock(schedule.lock_path(store)):
             outcomes = schedule.sync_round(store, config, settings, names=names, stop=stop,
                                            log=log, since=args.since)
+            alerts(config)
     except schedule.Busy as exc:
         print(f"ERROR {exc}; this round is skipped", file=sys.stderr)
         return BUSY
@@ -55,6 +61,26 @@ def cmd_sync(args) -> int:
         print(f"ERROR sources that failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 3 if any(o.status == schedule.STOPPED for o in outcomes) else 0
+
+
+def _alerts_round(store, db, cfg, log) -> None:
+    """The alerting round `[alerts]` asks for; its failure is logged, never fatal to sync."""
+    from datetime import datetime, timezone
+
+    from parity.cli.alerts import alert_round, summary
+
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        r = alert_round(store, db, rules=cfg.rules, resolve_after=cfg.resolve_after,
+                        post_issues=cfg.post_issues, max_writes=cfg.max_writes,
+                        dashboard=cfg.dashboard_url)
+    except Exception as exc:  # noqa: BLE001 - one line, and the next round tries again
+        log(f"{stamp} alerts: failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+        return
+    for line in summary(r, False, cfg.post_issues):
+        log(f"{stamp} alerts: {line}")
+    for line in r.errors():
+        log(f"{stamp} alerts: error: {line}")
 
 
 def add(sub) -> None:
