@@ -431,3 +431,13 @@ def alerts(df: pd.DataFrame) -> alt.Chart:
         color=alt.Color("priority:N", scale=alt.Scale(domain=["P1", "P2", "P3"],
                                                       range=["#d62728", "#ff7f0e", "#7f7f7f"])),
         tooltip=["rule:N", "priority:N", "count():Q"])
+
+
+def alert_log(df: pd.DataFrame) -> alt.Chart:
+    """Alerts opened and resolved, by priority."""
+    d = _prep(df, ["change", "priority", "rule"])
+    return alt.Chart(d, title=_title("Alerts opened and resolved", d)).mark_bar().encode(
+        x=alt.X("count():Q", title="alerts"), y=alt.Y("change:N", title=None),
+        color=alt.Color("priority:N", scale=alt.Scale(domain=["P1", "P2", "P3"],
+                                                      range=["#d62728", "#ff7f0e", "#7f7f7f"])),
+        tooltip=["change:N", "priority:N", "count():Q"])

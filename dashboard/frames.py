@@ -716,6 +716,24 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 
 
+ALERT_LOG_COLUMNS = ["change", "priority", "rule", "framework", "hardware", "subject", "at",
+                     "issue_repo", "issue_number"]
+
+
+def alert_log(store: Store = None, *, since=None, until=None, week=None) -> pd.DataFrame:
+    """Alerts opened and resolved in the window, as `parity alerts` recorded them (for the
+    weekly report): which, when, and their issue."""
+    when = _recent(store, since, until, week, RECENT_DAYS)
+    rec = tables.alert_records(tables.open_store(store))
+    if rec.empty:
+        return pd.DataFrame(columns=ALERT_LOG_COLUMNS)
+    opened = _in(rec.assign(change="opened", at=rec["first_seen"]), when, "at")
+    resolved = rec[rec["resolved_at"].notna()]
+    resolved = _in(resolved.assign(change="resolved", at=resolved["resolved_at"]), when, "at")
+    out = pd.concat([opened, resolved], ignore_index=True)
+    return out[ALERT_LOG_COLUMNS].sort_values(["change", "priority", "at"]).reset_index(drop=True)
+
+
 FIGURES = ("same_denominator_rate", "nvidia_rate", "coverage", "verdict_completeness",
            "perf_ratio", "accuracy_diff")
 PROVENANCE_COLUMNS = ["figure", "role", "framework", "hardware", "run_id", "run_at", "commit",

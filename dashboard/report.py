@@ -89,6 +89,7 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
     gaps = frames.coverage(store, **kw)
     fleet = frames.fleet(store, since=when.start, until=when.end)
     caps = frames.capability_parity(store, **kw)
+    alert_log = frames.alert_log(store, since=when.start, until=when.end)
     names = sorted(set(head["framework"])) if not head.empty else (
         [framework] if isinstance(framework, str) else list(framework or []))
     return WeeklyReport(
@@ -98,7 +99,7 @@ def weekly(store=None, *, week: str | None = None, since=None, until=None,
                 "amd_only_failures": failures.head(top).reset_index(drop=True),
                 "coverage_gaps": gaps.reset_index(drop=True), "fleet": fleet.reset_index(drop=True),
                 "capabilities": caps.reset_index(drop=True),
-                "capability_grid": capability_grid(caps)})
+                "capability_grid": capability_grid(caps), "alerts": alert_log})
 
 
 def notebook_renderer(spec: dict, **_meta) -> dict:
@@ -146,12 +147,15 @@ def _fmt(value, kind: str = "") -> str:
     return untrusted.plain(value, cap=90)
 
 
+ALERTS_MD = [("change", "change"), ("priority", "priority"), ("rule", "rule"),
+             ("framework", "framework"), ("hardware", "hardware"), ("subject", "what"),
+             ("at", "when"), ("issue_number", "issue")]
 # a regression that recovered shows both ends: when it started, when it came back, how long
 REGRESSIONS_MD = [("status", "status"), ("framework", "framework"), ("hardware", "hardware"),
                   ("subject", "what"), ("when", "when"), ("recovered", "recovered"),
                   ("lasted_runs", "lasted (runs)"), ("size", "size")]
 # free text that comes from CI runs (anyone's pull request can put it there)
-LITERAL = ("parity_key", "last_message", "subject", "detail", "suite")
+LITERAL = ("parity_key", "last_message", "subject", "detail", "suite")  # + alert subjects
 KINDS = {**dict.fromkeys(LITERAL, "literal"), "from_run": "own",
          "coverage": "pct", "same_denominator_rate": "pct", "nvidia_rate": "pct",
          "verdict_completeness": "pct",
@@ -248,6 +252,11 @@ def markdown(report: WeeklyReport) -> str:
         out += _md_table(grid, [(c, c) for c in grid.columns]) + [
             "", "✅ gated and passing · ❌ gated and failing · ⚪ tested without accuracy gate · "
             "— not tested · \\* stale. A combination counts only when one lane ran all of it.", ""]
+    out += ["### Alerts opened and resolved", ""]
+    if t["alerts"].empty:
+        out += ["None recorded this week (`parity alerts`).", ""]
+    else:
+        out += _md_table(t["alerts"], ALERTS_MD) + [""]
     out += ["### Fleet", ""]
     if t["fleet"].empty:
         out += ["No runner snapshot in this window (`parity collect runners`).", ""]
@@ -343,6 +352,7 @@ def html(report: WeeklyReport) -> str:
               ("hardware", "hardware"), ("detail", "detail")]),
             ("Capability parity", "capability_grid",
              [(c, c) for c in t["capability_grid"].columns]),
+            ("Alerts opened and resolved", "alerts", ALERTS_MD),
             ("Fleet", "fleet",
              [("vendor", "vendor"), ("hardware", "hardware"), ("runners", "runners"),
               ("online", "online"), ("busy", "busy"), ("offline", "offline"),

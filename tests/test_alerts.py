@@ -284,3 +284,22 @@ max_writes = 8
         assert b"SECRETpart" not in db.read_bytes()
     finally:
         receiver.close()
+
+
+def test_the_weekly_report_lists_the_alerts_opened(demo_db, tmp_path):
+    db = tmp_path / "r.db"
+    shutil.copy(demo_db, db)
+    done = subprocess.run([sys.executable, "-m", "parity", "--db", str(db), "alerts"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    today = datetime.utcnow()
+    log = frames.alert_log(db, since=today.replace(day=1), until=today.replace(year=today.year + 1))
+    assert (log["change"] == "opened").sum() == int(done.stdout.split(" alerts firing")[0])
+    out = tmp_path / "rep"
+    rep = subprocess.run([sys.executable, "-m", "parity", "--db", str(db), "report", "weekly",
+                          "--since", "2026-11-20", "--until", f"{today:%Y-%m-%d}T23:59:59",
+                          "--format", "md", "--out", str(out)], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert rep.returncode == 0, rep.stderr
+    md = (out / "report.md").read_text()
+    assert "### Alerts opened and resolved" in md and "| opened | P1 |" in md

@@ -271,7 +271,8 @@ def test_fleet(sbuild):
 VIEWS = ["pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity", "coverage",
          "performance_parity", "performance_summary", "pareto", "accuracy_parity",
          "regressions", "flaky_tests", "fleet", "scorecard", "headline", "capability_parity",
-         "sources", "rocm_stack", "compiler_pass_rate", "verdicts", "untrusted_runs", "alerts"]
+         "sources", "rocm_stack", "compiler_pass_rate", "verdicts", "untrusted_runs", "alerts",
+         "alert_log"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
