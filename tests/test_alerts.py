@@ -303,3 +303,22 @@ def test_the_weekly_report_lists_the_alerts_opened(demo_db, tmp_path):
     assert rep.returncode == 0, rep.stderr
     md = (out / "report.md").read_text()
     assert "### Alerts opened and resolved" in md and "| opened | P1 |" in md
+
+
+def test_a_5xx_mid_round_leaves_no_duplicate_after_the_rerun(sqlite_engine):
+    from tests.fakegithub import FakeGitHub, Faults, World
+
+    w = World()
+    w.add_repo(REPO)
+    now = datetime(2026, 11, 30)
+    firing = [_alert(x, {"streak": 2}) for x in "abcd"]
+    # list issues, list labels, 4 labels, 2 issues, then a 502 on the third issue
+    faults = Faults(queue=[None] * 8 + [502])
+    with FakeGitHub(w, {TOKEN: 3}, faults=faults) as fake:
+        first = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert first.errors and "502" in first.errors[0] and len(first.opened) == 2
+        again = _post(sqlite_engine, fake, alerting.run(sqlite_engine, firing, now=now))
+        assert again.errors == [] and len(again.opened) == 2
+    bodies = [i["body"] for i in w.issues[REPO].values()]
+    assert len(bodies) == 4 and len({b.splitlines()[0] for b in bodies}) == 4
+    assert TOKEN not in " ".join(first.errors + again.errors)
