@@ -3,8 +3,10 @@ as rows) reconciled with the alerts on record.
 
 - a new fingerprint opens an alert; one on record and still firing is updated only when
   its evidence changed (so an issue is edited only then);
-- an open alert that stops firing resolves after `resolve_after` rounds in a row without
-  firing (one quiet round is not a fix);
+- an open alert that stops firing resolves after `resolve_after` rounds in a row that
+  observed it healthy (one quiet round is not a fix). A test alert needs an explicit pass:
+  a round counts only when its test passed on AMD in the latest runs (`passes`); a round in
+  which the test did not run holds the alert as it is;
 - a resolved alert that fires again is a new occurrence: reopened, with the earlier issue
   kept as `previous_issue` so a new issue can link it.
 Recomputing on the same store gives the same alerts and no action. `plan` is pure; `run`
@@ -48,9 +50,21 @@ def evidence_hash(evidence: str) -> str:
     return hashlib.sha256(evidence.encode()).hexdigest()
 
 
-def plan(stored: dict[str, dict], firing: Iterable[dict], resolve_after: int = 2) -> list[Action]:
+TEST_RULES = ("amd_only_failure", "both_vendors_failing")
+
+
+def _observed(old: dict, passes: set[str] | None) -> bool:
+    """Whether this quiet round counts towards resolving `old`."""
+    if old["rule"] not in TEST_RULES or passes is None:
+        return True
+    return old["fingerprint"] in passes
+
+
+def plan(stored: dict[str, dict], firing: Iterable[dict], resolve_after: int = 2,
+         passes: set[str] | None = None) -> list[Action]:
     """What this round does: `stored` maps fingerprints to their records, `firing` holds the
-    alerts that fire now (rows of `dashboard.alerts.evaluate`)."""
+    alerts that fire now (rows of `dashboard.alerts.evaluate`), `passes` the test alerts
+    whose test passed this round (None: count every quiet round)."""
     actions, seen = [], set()
     for a in firing:
         fp = a["fingerprint"]
@@ -70,7 +84,7 @@ def plan(stored: dict[str, dict], firing: Iterable[dict], resolve_after: int = 2
             actions.append(Action("update", **base, issue_number=old["issue_number"],
                                   changed=changed))
     for fp, old in stored.items():
-        if fp in seen or old["state"] == RESOLVED:
+        if fp in seen or old["state"] == RESOLVED or not _observed(old, passes):
             continue
         if old["quiet_rounds"] + 1 >= resolve_after:
             actions.append(Action("resolve", fp, old["rule"], old["priority"], old["framework"],
@@ -86,12 +100,12 @@ def stored_alerts(engine: Engine) -> dict[str, dict]:
 
 
 def run(engine: Engine, firing: list[dict], *, now: datetime, resolve_after: int = 2,
-        dry_run: bool = False) -> list[Action]:
+        dry_run: bool = False, passes: set[str] | None = None) -> list[Action]:
     """Plan the round and, unless `dry_run`, record it: new and reopened alerts, refreshed
     evidence and last-seen times, quiet rounds counted, resolutions."""
     upgrade(engine)  # the alert table may be new to this store
     stored = stored_alerts(engine)
-    actions = plan(stored, firing, resolve_after)
+    actions = plan(stored, firing, resolve_after, passes)
     if dry_run:
         return actions
     by_fp = {a["fingerprint"]: a for a in firing}
@@ -115,8 +129,8 @@ def run(engine: Engine, firing: list[dict], *, now: datetime, resolve_after: int
             else:
                 conn.execute(t.update().where(t.c.fingerprint == fp).values(**values))
         for fp, old in stored.items():
-            if fp in by_fp or old["state"] == RESOLVED:
-                continue
+            if fp in by_fp or old["state"] == RESOLVED or not _observed(old, passes):
+                continue  # no observation this round: the alert holds as it is
             act = kinds.get(fp)
             if act is not None and act.kind == "resolve":
                 conn.execute(t.update().where(t.c.fingerprint == fp).values(

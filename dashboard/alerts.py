@@ -110,6 +110,18 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
         ["_o", "rule", "framework", "hardware", "subject"]).drop(columns="_o").reset_index(drop=True)
 
 
+TEST_RULES = ("amd_only_failure", "both_vendors_failing")
+
+
+def passing(matrix: pd.DataFrame) -> set[tuple[str, str, str]]:
+    """(framework, AMD hardware, test) that passed on AMD in the latest aligned runs: the
+    explicit pass a test alert needs before it may resolve."""
+    if matrix.empty or "amd_outcome" not in matrix:
+        return set()
+    ok = matrix[matrix["amd_outcome"] == "passed"]
+    return set(zip(ok["framework"], ok["amd_hardware"], ok["parity_key"]))
+
+
 def _stale_enough(detail: str, rule: dict) -> bool:
     """The coverage view says 'last run N days before the newest'."""
     import re

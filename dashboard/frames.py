@@ -703,15 +703,25 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     fingerprint. `rules`: a rules dict or file (default the shipped alert_rules.toml)."""
     rule_set = rules if isinstance(rules, dict) else alert_rules.load_rules(rules)
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week)
+    matrix = test_matrix(store, **kw)
     out = alert_rules.evaluate(
         rule_set, failures=amd_only_failures(store, **kw),
-        matrix=test_matrix(store, **kw) if "both_vendors_failing" in rule_set else pd.DataFrame(),
+        matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
         coverage=coverage(store, **kw),
         findings=regressions(store, **kw, kinds=("performance", "accuracy")),
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week))
     records = tables.alert_records(tables.open_store(store))
     out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],
                     on="fingerprint", how="left")
+    # test alerts on record that no longer fire and whose test passed on AMD in the latest
+    # runs: the explicit pass their resolution needs (`attrs`, not rows: they do not fire)
+    passed = alert_rules.passing(matrix)
+    quiet = records[~records["fingerprint"].isin(out["fingerprint"])
+                    & records["rule"].isin(alert_rules.TEST_RULES)]
+    out.attrs["explicit_passes"] = sorted(
+        fp for fp, fw, hw, subject in zip(quiet["fingerprint"], quiet["framework"],
+                                          quiet["hardware"], quiet["subject"])
+        if (fw, hw, subject) in passed)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 

@@ -322,3 +322,43 @@ def test_a_5xx_mid_round_leaves_no_duplicate_after_the_rerun(sqlite_engine):
     bodies = [i["body"] for i in w.issues[REPO].values()]
     assert len(bodies) == 4 and len({b.splitlines()[0] for b in bodies}) == 4
     assert TOKEN not in " ".join(first.errors + again.errors)
+
+
+def test_a_test_alert_resolves_only_on_explicit_passes(sqlite_engine):
+    """A failing test that stops being reported (its lane did not run it) holds its alert;
+    only rounds in which it passed on AMD count towards resolving it."""
+    now = datetime(2026, 11, 30)
+    a = _alert("a", {"streak": 2})
+    alerting.run(sqlite_engine, [a], now=now, passes=set())
+    for _ in range(3):  # not firing, but not seen passing either: held
+        assert alerting.run(sqlite_engine, [], now=now, passes=set()) == []
+    assert alerting.run(sqlite_engine, [], now=now, passes={"a"}) == []  # one pass
+    done = alerting.run(sqlite_engine, [], now=now, passes={"a"})  # the second
+    assert [(x.kind, x.fingerprint) for x in done] == [("resolve", "a")]
+    # a lane rule needs no test pass: quiet rounds are its observations
+    lane = _alert("n", {"finding": "builds but runs no tests"}, rule="no_tests")
+    alerting.run(sqlite_engine, [lane], now=now, passes=set())
+    alerting.run(sqlite_engine, [], now=now, passes=set())
+    assert [x.kind for x in alerting.run(sqlite_engine, [], now=now, passes=set())] == ["resolve"]
+
+
+def test_the_demo_observes_passes_of_quiet_test_alerts(demo_db, tmp_path):
+    db = tmp_path / "p.db"
+    shutil.copy(demo_db, db)
+    engine = make_engine(db)
+    firing = frames.alerts(db)
+    alerting.run(engine, firing.to_dict(orient="records"), now=datetime(2026, 11, 30))
+    # a test that passes on MI355X in the latest run, recorded as if it had been failing
+    matrix = frames.test_matrix(db)
+    ok = matrix[(matrix["amd_outcome"] == "passed")].iloc[0]
+    fp = rules_mod.fingerprint("amd_only_failure", ok["framework"], ok["amd_hardware"],
+                               ok["parity_key"])
+    with engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO alert (fingerprint, rule, priority, framework, hardware, subject, state, "
+            "first_seen, last_seen, quiet_rounds, evidence, evidence_hash, url, issue_repo) VALUES "
+            "(:fp, 'amd_only_failure', 'P1', :fw, :hw, :s, 'open', :t, :t, 0, '{}', '', '', '')"),
+            {"fp": fp, "fw": ok["framework"], "hw": ok["amd_hardware"], "s": ok["parity_key"],
+             "t": datetime(2026, 11, 29)})
+    again = frames.alerts(db)
+    assert fp in again.attrs["explicit_passes"]

@@ -42,7 +42,8 @@ def alert_round(store, db, *, rules=None, framework=None, resolve_after: int = 2
     firing = frames.alerts(db, rules=rule_set, framework=framework)
     now = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     actions = alerting.run(store, firing.to_dict(orient="records"), now=now,
-                           resolve_after=resolve_after, dry_run=dry_run)
+                           resolve_after=resolve_after, dry_run=dry_run,
+                           passes=set(firing.attrs.get("explicit_passes", [])))
     out = Round(len(firing), actions)
     if dry_run:
         return out
