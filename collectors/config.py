@@ -27,7 +27,7 @@ KINDS = ("github", "buildkite", "quartz", "published-vllm-ci")
 FEED_DEFAULTS = {"quartz": ("ROCm/Quartz", ""),
                  "published-vllm-ci": ("AndreasKaratzas/vllm-ci-dashboard", "data/vllm/ci")}
 FRAMEWORKS = ("vllm", "sglang", "pytorch", "other")
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
+REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")  # GitHub OWNER/NAME
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 
 
@@ -139,7 +139,7 @@ def _alerts(raw, where: str) -> Alerts | None:
         hint = " (webhook URLs are secrets: set PARITY_ALERT_WEBHOOKS)" if "webhooks" in extra else ""
         raise ConfigError(f"{where}: alerts: `{extra[0]}` is not a key of [alerts]{hint}")
     repo = raw.get("post_issues")
-    if repo is not None and (not isinstance(repo, str) or not _REPO.match(repo)):
+    if repo is not None and (not isinstance(repo, str) or not REPO.match(repo)):
         raise ConfigError(f"{where}: alerts: `post_issues` must be OWNER/NAME")
     for key in ("max_writes", "resolve_after"):
         if key in raw and (not isinstance(raw[key], int) or raw[key] < 1):
@@ -203,7 +203,7 @@ def _source(s: dict, index: int, where: str) -> Source:
                   branch=text("branch"))
     if kind in FEED_DEFAULTS:
         repo = text("repo") or FEED_DEFAULTS[kind][0]
-        if not _REPO.match(repo):
+        if not REPO.match(repo):
             fail("repo", f"must be OWNER/NAME (got {repo!r})")
         releases = texts("releases") or (("nightly",) if kind == "quartz" else ())
         for r in releases:
@@ -215,7 +215,7 @@ def _source(s: dict, index: int, where: str) -> Source:
         return Source(**common, repo=repo, releases=releases, path=path.strip("/"))
     if kind == "github":
         repo = text("repo", True)
-        if not _REPO.match(repo):
+        if not REPO.match(repo):
             fail("repo", f"must be OWNER/NAME (got {repo!r})")
         return Source(**common, repo=repo, workflows=texts("workflows"), event=text("event"))
     org = text("org", True)

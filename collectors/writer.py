@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import itemgetter
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection
 
 from parity.collectors.formats.records import (OUTCOMES, ParseResult, RunRef, TestRecord,
-                                               config_value, merge_repeats)
+                                               config_value, merge_repeats, parse_time)
 from parity.collectors.identity import ParityKeys, skip_category, step_label, suite_of_job
 from parity.db import state, store
 from parity.db.capabilities import capabilities
@@ -79,32 +79,6 @@ class ArtifactInfo:
     format: str
     parser_version: str
     name: str = ""
-
-
-def parse_time(value: Any) -> datetime | None:
-    """A naive-UTC datetime from ISO text, unix seconds, or vLLM's `YYYYmmdd-HHMMSS`."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value) or not 0 < value < 32503680000:
-            return None
-        dt = datetime.fromtimestamp(float(value), timezone.utc)
-    elif isinstance(value, str):
-        text = value.strip().replace("Z", "+00:00")
-        try:
-            dt = datetime.fromisoformat(text)
-        except ValueError:
-            try:
-                dt = datetime.strptime(text, "%Y%m%d-%H%M%S")
-            except ValueError:
-                return None
-    else:
-        return None
-    if dt.tzinfo is not None:
-        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
-    return dt
 
 
 def config_key(config_json: str) -> str:

@@ -703,14 +703,18 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     fingerprint. `rules`: a rules dict or file (default the shipped alert_rules.toml)."""
     rule_set = rules if isinstance(rules, dict) else alert_rules.load_rules(rules)
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week)
-    matrix = test_matrix(store, **kw)
+    records = tables.alert_records(tables.open_store(store))
+    # the latest test outcomes serve a rule (tests failing on both vendors) and the explicit
+    # passes of test alerts on record; read only when one of them needs them
+    needed = "both_vendors_failing" in rule_set or records["rule"].isin(
+        alert_rules.TEST_RULES).any()
+    matrix = test_matrix(store, **kw) if needed else pd.DataFrame()
     out = alert_rules.evaluate(
         rule_set, failures=amd_only_failures(store, **kw),
         matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
         coverage=coverage(store, **kw),
         findings=regressions(store, **kw, kinds=("performance", "accuracy")),
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week))
-    records = tables.alert_records(tables.open_store(store))
     out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],
                     on="fingerprint", how="left")
     # test alerts on record that no longer fire and whose test passed on AMD in the latest

@@ -25,7 +25,7 @@ from typing import Any
 
 from parity.collectors.formats.records import (JobPart, ParseError, ParseResult, RunRef,
                                                TestRecord)
-from parity.collectors.formats.records import utc_time as _time
+from parity.collectors.formats.records import parse_time as _time
 
 PARSER_VERSION = "1"
 SCHEMAS = ("2.0",)

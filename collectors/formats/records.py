@@ -147,15 +147,30 @@ class ParseResult:
                 + len(self.runs) + sum(max(j.result.record_count, 1) for j in self.jobs))
 
 
-def utc_time(value: Any) -> datetime | None:
-    """A naive-UTC datetime from ISO-8601 text (`Z` or an offset); None for anything else."""
-    if not isinstance(value, str) or not value:
+def parse_time(value: Any) -> datetime | None:
+    """A naive-UTC datetime from ISO text, unix seconds, or vLLM's `YYYYmmdd-HHMMSS`."""
+    if value is None or value == "":
         return None
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value) or not 0 < value < 32503680000:
+            return None
+        dt = datetime.fromtimestamp(float(value), timezone.utc)
+    elif isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00")
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            try:
+                dt = datetime.strptime(text, "%Y%m%d-%H%M%S")
+            except ValueError:
+                return None
+    else:
         return None
-    return dt.astimezone(timezone.utc).replace(tzinfo=None) if dt.tzinfo else dt
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
+    return dt
 
 
 def merge_repeats(tests: list[TestRecord]) -> list[TestRecord]:

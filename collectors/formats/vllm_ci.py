@@ -25,7 +25,7 @@ from parity.collectors.formats.junit import split_name
 from parity.collectors.formats.records import (MESSAGE_CAP, OUTCOMES, JobPart, NotRecognised,
                                                ParseError, ParseResult, RunRef, SessionTotals,
                                                TestRecord)
-from parity.collectors.formats.records import utc_time as _time
+from parity.collectors.formats.records import parse_time as _time
 from parity.collectors.identity import job_hardware_names
 
 PARSER_VERSION = "1"

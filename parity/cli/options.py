@@ -22,13 +22,14 @@ def date_arg(text: str):
     return value
 
 
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+$")
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def repo_arg(text: str) -> str:
     """argparse type: a GitHub repository as OWNER/NAME, refused before any request."""
-    if not _REPO.match(text):
+    from parity.collectors.config import REPO
+
+    if not REPO.match(text):
         raise argparse.ArgumentTypeError(f"not OWNER/NAME: {text!r} (e.g. vllm-project/vllm)")
     return text
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from parity.collectors.formats.records import utc_time as _time
+from parity.collectors.formats.records import parse_time as _time
 from tests.fakebuildkite.world import Build, World
 
 DEEP = ("Listing builds this deep is not supported. Please narrow your query using filters "
