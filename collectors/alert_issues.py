@@ -54,7 +54,11 @@ def body(a: dict, evidence: dict, previous: int | None = None, dashboard: str = 
              f"{plain(a.get('hardware') or '', table=False)}", "",
              f"Subject: {literal(a['subject'], cap=300, table=False)}", "", "| evidence | value |",
              "|---|---|"]
-    lines += [f"| {plain(k)} | {literal(v)} |" for k, v in sorted(evidence.items())]
+    lines += [f"| {plain(k)} | {literal(v)} |" for k, v in sorted(evidence.items())
+              if k != "tests"]
+    if evidence.get("tests"):  # a file alert: the tests it gathers, one per line
+        lines += ["", "Failing tests of this file:"]
+        lines += [f"- {literal(t, cap=300, table=False)}" for t in evidence["tests"]]
     if previous:
         lines += ["", f"This came back; the earlier occurrence was #{int(previous)}."]
     if dashboard:

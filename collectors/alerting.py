@@ -4,9 +4,10 @@ as rows) reconciled with the alerts on record.
 - a new fingerprint opens an alert; one on record and still firing is updated only when
   its evidence changed (so an issue is edited only then);
 - an open alert that stops firing resolves after `resolve_after` rounds in a row that
-  observed it healthy (one quiet round is not a fix). A test alert needs an explicit pass:
-  a round counts only when its test passed on AMD in the latest runs (`passes`); a round in
-  which the test did not run holds the alert as it is;
+  observed it healthy (one quiet round is not a fix). A test alert needs explicit passes:
+  `resolve_after` AMD runs in a row in which its test passed (`passes` counts them per
+  alert, from the runs, so two rounds over the same run are one pass); a test that did not
+  run since holds the alert as it is;
 - a resolved alert that fires again is a new occurrence: reopened, with the earlier issue
   kept as `previous_issue` so a new issue can link it.
 Recomputing on the same store gives the same alerts and no action. `plan` is pure; `run`
@@ -53,18 +54,21 @@ def evidence_hash(evidence: str) -> str:
 TEST_RULES = ("amd_only_failure", "both_vendors_failing")
 
 
-def _observed(old: dict, passes: set[str] | None) -> bool:
-    """Whether this quiet round counts towards resolving `old`."""
+def _healthy(old: dict, passes: dict[str, int] | None) -> int | None:
+    """How many observations of `old` being healthy this quiet round makes: its quiet
+    rounds plus this one, or for a test alert the runs its test passed in a row; None when
+    this round observed nothing (the alert holds)."""
     if old["rule"] not in TEST_RULES or passes is None:
-        return True
-    return old["fingerprint"] in passes
+        return old["quiet_rounds"] + 1
+    return passes.get(old["fingerprint"]) or None
 
 
 def plan(stored: dict[str, dict], firing: Iterable[dict], resolve_after: int = 2,
-         passes: set[str] | None = None) -> list[Action]:
+         passes: dict[str, int] | None = None) -> list[Action]:
     """What this round does: `stored` maps fingerprints to their records, `firing` holds the
-    alerts that fire now (rows of `dashboard.alerts.evaluate`), `passes` the test alerts
-    whose test passed this round (None: count every quiet round)."""
+    alerts that fire now (rows of `dashboard.alerts.evaluate`), `passes` the quiet test
+    alerts whose test passed in the latest AMD runs, with how many runs in a row (None:
+    count every quiet round)."""
     actions, seen = [], set()
     for a in firing:
         fp = a["fingerprint"]
@@ -84,9 +88,10 @@ def plan(stored: dict[str, dict], firing: Iterable[dict], resolve_after: int = 2
             actions.append(Action("update", **base, issue_number=old["issue_number"],
                                   changed=changed))
     for fp, old in stored.items():
-        if fp in seen or old["state"] == RESOLVED or not _observed(old, passes):
+        if fp in seen or old["state"] == RESOLVED:
             continue
-        if old["quiet_rounds"] + 1 >= resolve_after:
+        healthy = _healthy(old, passes)
+        if healthy is not None and healthy >= resolve_after:
             actions.append(Action("resolve", fp, old["rule"], old["priority"], old["framework"],
                                   old["hardware"], old["subject"],
                                   json.loads(old["evidence"] or "{}"), old["url"],
@@ -100,7 +105,7 @@ def stored_alerts(engine: Engine) -> dict[str, dict]:
 
 
 def run(engine: Engine, firing: list[dict], *, now: datetime, resolve_after: int = 2,
-        dry_run: bool = False, passes: set[str] | None = None) -> list[Action]:
+        dry_run: bool = False, passes: dict[str, int] | None = None) -> list[Action]:
     """Plan the round and, unless `dry_run`, record it: new and reopened alerts, refreshed
     evidence and last-seen times, quiet rounds counted, resolutions."""
     upgrade(engine)  # the alert table may be new to this store
@@ -129,15 +134,16 @@ def run(engine: Engine, firing: list[dict], *, now: datetime, resolve_after: int
             else:
                 conn.execute(t.update().where(t.c.fingerprint == fp).values(**values))
         for fp, old in stored.items():
-            if fp in by_fp or old["state"] == RESOLVED or not _observed(old, passes):
+            healthy = None if fp in by_fp or old["state"] == RESOLVED else _healthy(old, passes)
+            if healthy is None:
                 continue  # no observation this round: the alert holds as it is
             act = kinds.get(fp)
             if act is not None and act.kind == "resolve":
                 conn.execute(t.update().where(t.c.fingerprint == fp).values(
-                    state=RESOLVED, resolved_at=now, quiet_rounds=old["quiet_rounds"] + 1))
+                    state=RESOLVED, resolved_at=now, quiet_rounds=healthy))
             else:
                 conn.execute(t.update().where(t.c.fingerprint == fp).values(
-                    quiet_rounds=old["quiet_rounds"] + 1))
+                    quiet_rounds=healthy))
     return actions
 
 

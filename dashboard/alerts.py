@@ -36,6 +36,10 @@ def load_rules(path: str | Path | None = None) -> dict[str, dict]:
             raise RulesError(f"{p}: unknown rule {name!r} (known: {', '.join(sorted(known))})")
         if not isinstance(rule, dict) or rule.get("priority") not in PRIORITIES:
             raise RulesError(f"{p}: rule {name!r} needs priority = one of {', '.join(PRIORITIES)}")
+        above = rule.get("group_above", 0)
+        if type(above) is not int or above < 0:
+            raise RulesError(f"{p}: rule {name!r}: group_above must be a whole number >= 0 "
+                             f"(0: never group)")
     return rules
 
 
@@ -51,9 +55,12 @@ def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="
 
 
 def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
-             coverage: pd.DataFrame, findings: pd.DataFrame, fleet: pd.DataFrame) -> pd.DataFrame:
+             coverage: pd.DataFrame, findings: pd.DataFrame, fleet: pd.DataFrame,
+             groups: set[tuple[str, str, str, str]] = frozenset()) -> pd.DataFrame:
     """The alerts that fire, one row each: `failures` is amd_only_failures, `matrix`
-    test_matrix (latest), `coverage` coverage, `findings` regressions, `fleet` fleet."""
+    test_matrix (latest), `coverage` coverage, `findings` regressions, `fleet` fleet.
+    `groups`: the (rule, framework, hardware, file) of file alerts on record, which keep
+    gathering their file's failing tests whatever their number (see `group`)."""
     rows: list[dict] = []
     if "amd_only_failure" in rules and not failures.empty:
         r = rules["amd_only_failure"]
@@ -67,6 +74,7 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
         for m in both.itertuples():
             rows.append(_row("both_vendors_failing", rules, m.framework, m.amd_hardware,
                              m.parity_key, None, {"reference": m.nvidia_hardware}))
+    rows = group(rows, rules, groups)
     findings_map = {"builds but runs no tests": "no_tests", "no accuracy gate": "missing_gate",
                     "stale": "stale_lane"}
     if not coverage.empty:
@@ -111,15 +119,55 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
 
 
 TEST_RULES = ("amd_only_failure", "both_vendors_failing")
+GROUP_LISTED = 50  # tests named in a file alert's evidence, at most
 
 
-def passing(matrix: pd.DataFrame) -> set[tuple[str, str, str]]:
-    """(framework, AMD hardware, test) that passed on AMD in the latest aligned runs: the
-    explicit pass a test alert needs before it may resolve."""
-    if matrix.empty or "amd_outcome" not in matrix:
-        return set()
-    ok = matrix[matrix["amd_outcome"] == "passed"]
-    return set(zip(ok["framework"], ok["amd_hardware"], ok["parity_key"]))
+def test_file(parity_key: str) -> str:
+    """The module of a test's parity key, without its classes:
+    `tests.kernels.test_moe.TestFused::test_a[1]` -> `tests.kernels.test_moe` (a path-style
+    id, `tests/x.py::T::test`, gives `tests/x.py`)."""
+    head = str(parity_key).split("::", 1)[0]
+    parts = head.split(".") if "/" not in head else [head]
+    while len(parts) > 1 and parts[-1][:1].isupper():  # CamelCase: a class, not a module
+        parts.pop()
+    return ".".join(parts)
+
+
+def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
+    """Tests of one file failing together share one alert, as PyTorch's bots file one issue
+    for a file: when more than a rule's `group_above` tests of one file fire (0: never), or
+    when that file already has an alert on record (so a group shrinking to a few tests stays
+    one issue instead of splitting into new ones). The file alert's subject is the file;
+    its evidence names the tests (`tests`, the first GROUP_LISTED) and counts them."""
+    by_file: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r["rule"] in TEST_RULES:
+            by_file.setdefault((r["rule"], r["framework"], r["hardware"],
+                                test_file(r["subject"])), []).append(r)
+    out = [r for r in rows if r["rule"] not in TEST_RULES]
+    for (rule, fw, hw, path), members in by_file.items():
+        above = int(rules[rule].get("group_above", 0) or 0)
+        if not ((above and len(members) > above) or (rule, fw, hw, path) in groups):
+            out += members
+            continue
+        members = sorted(members, key=lambda r: r["subject"])
+        first = json.loads(members[0]["evidence"])
+        ev = {"tests_failing": len(members),
+              "tests": [r["subject"] for r in members][:GROUP_LISTED]}
+        for k in ("reference",):
+            if k in first:
+                ev[k] = first[k]
+        if rule == "amd_only_failure":
+            ev["longest_streak"] = max(json.loads(r["evidence"])["streak"] for r in members)
+        since = [r["since"] for r in members if r["since"] is not None and not pd.isna(r["since"])]
+        out.append(_row(rule, rules, fw, hw, path, min(since) if since else None, ev))
+    return out
+
+
+def group_tests(evidence: str | dict) -> list[str]:
+    """The tests a file alert gathered (its evidence), or [] for a one-test alert."""
+    ev = json.loads(evidence or "{}") if isinstance(evidence, str) else (evidence or {})
+    return list(ev.get("tests") or [])
 
 
 def _stale_enough(detail: str, rule: dict) -> bool:

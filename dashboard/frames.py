@@ -704,30 +704,60 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     rule_set = rules if isinstance(rules, dict) else alert_rules.load_rules(rules)
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week)
     records = tables.alert_records(tables.open_store(store))
+    tests = records[records["rule"].isin(alert_rules.TEST_RULES)
+                    & (records["state"] != "resolved")]
     # the latest test outcomes serve a rule (tests failing on both vendors) and the explicit
     # passes of test alerts on record; read only when one of them needs them
-    needed = "both_vendors_failing" in rule_set or records["rule"].isin(
-        alert_rules.TEST_RULES).any()
+    needed = "both_vendors_failing" in rule_set or not tests.empty
     matrix = test_matrix(store, **kw) if needed else pd.DataFrame()
+    groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
+              if alert_rules.group_tests(r.evidence)}
     out = alert_rules.evaluate(
         rule_set, failures=amd_only_failures(store, **kw),
         matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
         coverage=coverage(store, **kw),
         findings=regressions(store, **kw, kinds=("performance", "accuracy")),
-        fleet=fleet(store, hardware=hardware, since=since, until=until, week=week))
+        fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),
+        groups=groups)
     out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],
                     on="fingerprint", how="left")
-    # test alerts on record that no longer fire and whose test passed on AMD in the latest
-    # runs: the explicit pass their resolution needs (`attrs`, not rows: they do not fire)
-    passed = alert_rules.passing(matrix)
-    quiet = records[~records["fingerprint"].isin(out["fingerprint"])
-                    & records["rule"].isin(alert_rules.TEST_RULES)]
-    out.attrs["explicit_passes"] = sorted(
-        fp for fp, fw, hw, subject in zip(quiet["fingerprint"], quiet["framework"],
-                                          quiet["hardware"], quiet["subject"])
-        if (fw, hw, subject) in passed)
+    # test alerts on record that no longer fire: how many runs in a row their test (a file
+    # alert: each of its tests) has passed on AMD since, the explicit passes their resolution
+    # needs (`attrs`, not rows: they do not fire)
+    quiet = tests[~tests["fingerprint"].isin(out["fingerprint"])]
+    out.attrs["explicit_passes"] = _explicit_passes(store, matrix, quiet, framework, since,
+                                                    until, week)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
+
+
+def _explicit_passes(store, matrix: pd.DataFrame, quiet: pd.DataFrame, framework, since, until,
+                     week) -> dict[str, int]:
+    """Fingerprint -> consecutive AMD runs, up to the latest, in which its test passed (for a
+    file alert, the fewest over its tests); alerts whose test did not pass in the latest run
+    are left out."""
+    if quiet.empty or matrix.empty or "amd_outcome" not in matrix:
+        return {}
+    members = {fp: (fw, hw, alert_rules.group_tests(ev) or [subject]) for fp, fw, hw, subject, ev
+               in zip(quiet["fingerprint"], quiet["framework"], quiet["hardware"],
+                      quiet["subject"], quiet["evidence"])}
+    wanted = {(fw, hw, t) for fw, hw, tests in members.values() for t in tests}
+    ok = matrix[matrix["amd_outcome"] == "passed"]
+    ok = ok[[k in wanted for k in zip(ok["framework"], ok["amd_hardware"], ok["parity_key"])]]
+    if ok.empty:
+        return {}
+    asked = period(since, until, week)
+    when = _with_history(asked) if asked.start else _recent(store, since, until, week,
+                                                            HISTORY_DAYS)
+    jobs = _jobs(store, framework, None, when)
+    jobs = jobs[jobs["hardware"].isin(set(ok["amd_hardware"]))]
+    st = outcomes.streaks(_history(store, jobs, ok.rename(columns={"amd_hardware": "hardware"}),
+                                   messages=False))
+    runs = {(fw, hw, key): int(n) for fw, hw, key, n in zip(
+        st["framework"], st["hardware"], st["parity_key"], st["passing"])}
+    found = {fp: min(runs.get((fw, hw, t), 0) for t in tests)
+             for fp, (fw, hw, tests) in members.items()}
+    return {fp: n for fp, n in sorted(found.items()) if n > 0}
 
 
 ALERT_LOG_COLUMNS = ["change", "priority", "rule", "framework", "hardware", "subject", "at",

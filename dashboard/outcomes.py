@@ -259,9 +259,10 @@ def _ran_in_order(history: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def streaks(history: pd.DataFrame) -> pd.DataFrame:
     """Per (framework, hardware, parity_id) from a time-ordered outcome history (columns
     framework, hardware, parity_id, parity_key, run_at, outcome, message): the current run of
-    consecutive failures, when it started, and the last message."""
+    consecutive failures, when it started, and the last message; `passing` is the current run
+    of consecutive passes (the explicit passes an alert needs before it resolves)."""
     cols = ["framework", "hardware", "parity_id", "parity_key", "streak", "first_failing",
-            "last_run_at", "last_message", "runs", "failures"]
+            "last_run_at", "last_message", "runs", "failures", "passing"]
     keys = ["framework", "hardware", "parity_id"]
     if history.empty:
         return pd.DataFrame(columns=cols)
@@ -273,6 +274,8 @@ def streaks(history: pd.DataFrame) -> pd.DataFrame:
                 last_message=("message", "last"), runs=("f", "size"), failures=("f", "sum"))
     last_ok = h[~h["f"]].groupby(keys, sort=False)["pos"].max()
     out["streak"] = (out["runs"] - 1 - last_ok.reindex(out.index).fillna(-1)).astype(int)
+    last_bad = h[h["f"]].groupby(keys, sort=False)["pos"].max()
+    out["passing"] = (out["runs"] - 1 - last_bad.reindex(out.index).fillna(-1)).astype(int)
     start = h.set_index(keys + ["pos"])["run_at"]
     first = list(zip(*[out.index.get_level_values(k) for k in keys], out["runs"] - out["streak"]))
     out["first_failing"] = start.reindex(pd.MultiIndex.from_tuples(

@@ -586,11 +586,13 @@ def artifacts(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
 
 
 ALERT_COLUMNS = ["fingerprint", "rule", "priority", "framework", "hardware", "subject", "state",
-                 "first_seen", "last_seen", "resolved_at", "issue_repo", "issue_number"]
+                 "first_seen", "last_seen", "resolved_at", "issue_repo", "issue_number",
+                 "evidence"]
 
 
 def alert_records(engine: Engine) -> pd.DataFrame:
-    """Alerts on record (`parity alerts` keeps them): state, when, and their issue."""
+    """Alerts on record (`parity alerts` keeps them): state, when, their issue and their
+    evidence (JSON)."""
     try:
         present = inspect(engine).has_table(Alert.__tablename__)
     except Exception:
@@ -600,7 +602,7 @@ def alert_records(engine: Engine) -> pd.DataFrame:
     a = Alert
     df = _read(engine, select(a.fingerprint, a.rule, a.priority, a.framework, a.hardware,
                               a.subject, a.state, a.first_seen, a.last_seen, a.resolved_at,
-                              a.issue_repo, a.issue_number))
+                              a.issue_repo, a.issue_number, a.evidence))
     for c in ("first_seen", "last_seen", "resolved_at"):
         df[c] = pd.to_datetime(df[c])
     return df[ALERT_COLUMNS]

@@ -58,6 +58,16 @@ def test_the_demo_fires_what_it_injects(demo_db):
     assert found["fingerprint"].is_unique
     again = frames.alerts(demo_db)
     assert list(again["fingerprint"]) == list(found["fingerprint"])  # stable
+    # more than four failing tests of one module on one lane: one alert for the module
+    tests = found[found["rule"] == "amd_only_failure"]
+    files = tests[tests["evidence"].str.contains('"tests_failing"')]
+    assert len(files) >= 1
+    for f in files.itertuples():
+        ev = json.loads(f.evidence)
+        assert ev["tests_failing"] > 4 and len(ev["tests"]) == ev["tests_failing"]
+        assert all(rules_mod.test_file(t) == f.subject for t in ev["tests"])
+        singles = tests[(tests["hardware"] == f.hardware) & tests["subject"].str.contains("::")]
+        assert not any(rules_mod.test_file(t) == f.subject for t in singles["subject"])
     # a stricter rules file: fewer rules, fewer alerts
     only = frames.alerts(demo_db, rules={"accuracy_cliff": {"priority": "P1"}})
     assert set(only["rule"]) == {"accuracy_cliff"}
@@ -92,6 +102,9 @@ def test_rules_files_are_checked(tmp_path):
     bad = tmp_path / "rules.toml"
     bad.write_text('[no_tests]\npriority = "urgent"\n')
     with pytest.raises(rules_mod.RulesError, match="needs priority"):
+        rules_mod.load_rules(bad)
+    bad.write_text(rules_mod.RULES_FILE.read_text().replace("group_above = 4", "group_above = -1"))
+    with pytest.raises(rules_mod.RulesError, match="rule 'amd_only_failure': group_above"):
         rules_mod.load_rules(bad)
     assert set(rules_mod.load_rules()) >= {"amd_only_failure", "perf_regression", "no_tests"}
 
@@ -326,20 +339,71 @@ def test_a_5xx_mid_round_leaves_no_duplicate_after_the_rerun(sqlite_engine):
 
 def test_a_test_alert_resolves_only_on_explicit_passes(sqlite_engine):
     """A failing test that stops being reported (its lane did not run it) holds its alert;
-    only rounds in which it passed on AMD count towards resolving it."""
+    only runs in which it passed on AMD count towards resolving it, each run once however
+    many rounds see it."""
     now = datetime(2026, 11, 30)
     a = _alert("a", {"streak": 2})
-    alerting.run(sqlite_engine, [a], now=now, passes=set())
+    alerting.run(sqlite_engine, [a], now=now, passes={})
     for _ in range(3):  # not firing, but not seen passing either: held
-        assert alerting.run(sqlite_engine, [], now=now, passes=set()) == []
-    assert alerting.run(sqlite_engine, [], now=now, passes={"a"}) == []  # one pass
-    done = alerting.run(sqlite_engine, [], now=now, passes={"a"})  # the second
+        assert alerting.run(sqlite_engine, [], now=now, passes={}) == []
+    for _ in range(3):  # one passing run, seen by three rounds: still one pass
+        assert alerting.run(sqlite_engine, [], now=now, passes={"a": 1}) == []
+    done = alerting.run(sqlite_engine, [], now=now, passes={"a": 2})  # the second run
     assert [(x.kind, x.fingerprint) for x in done] == [("resolve", "a")]
+    with sqlite_engine.connect() as conn:
+        assert conn.execute(text("SELECT state, quiet_rounds FROM alert")).one() == ("resolved", 2)
     # a lane rule needs no test pass: quiet rounds are its observations
     lane = _alert("n", {"finding": "builds but runs no tests"}, rule="no_tests")
-    alerting.run(sqlite_engine, [lane], now=now, passes=set())
-    alerting.run(sqlite_engine, [], now=now, passes=set())
-    assert [x.kind for x in alerting.run(sqlite_engine, [], now=now, passes=set())] == ["resolve"]
+    alerting.run(sqlite_engine, [lane], now=now, passes={})
+    alerting.run(sqlite_engine, [], now=now, passes={})
+    assert [x.kind for x in alerting.run(sqlite_engine, [], now=now, passes={})] == ["resolve"]
+
+
+def _failing(test: str, streak=2, rule="amd_only_failure") -> dict:
+    return rules_mod._row(rule, rules_mod.load_rules(), "vllm", "mi355x", test,
+                          datetime(2026, 11, 20 + streak),
+                          {"streak": streak, "runs": 9, "reference": "h100",
+                           "last_message": "boom"})
+
+
+def test_more_than_four_tests_of_one_file_share_one_alert():
+    rules = rules_mod.load_rules()
+    # parity keys as the store holds them: dotted modules, classes joined to their module
+    five = [_failing(f"tests.kernels.test_moe{'.TestFused' * (i % 2)}::test_fused[{i}]",
+                     streak=2 + i) for i in range(5)]
+    four = [_failing(f"tests.lora.test_lora::test_{i}") for i in range(4)]
+    lane = rules_mod._row("no_tests", rules, "vllm", "mi455x", "v1-e2e", None, {})
+    rows = rules_mod.group(five + four + [lane], rules)
+    subjects = sorted(r["subject"] for r in rows)
+    assert subjects == sorted(["tests.kernels.test_moe", "v1-e2e"]
+                              + [f"tests.lora.test_lora::test_{i}" for i in range(4)])
+    moe = next(r for r in rows if r["subject"] == "tests.kernels.test_moe")
+    ev = json.loads(moe["evidence"])
+    assert ev["tests_failing"] == 5 and ev["longest_streak"] == 6
+    assert ev["tests"] == sorted(r["subject"] for r in five)
+    assert moe["since"] == datetime(2026, 11, 22)  # the earliest of its tests
+    assert moe["fingerprint"] == rules_mod.fingerprint("amd_only_failure", "vllm", "mi355x",
+                                                       "tests.kernels.test_moe")
+    # the file alert on record keeps gathering its file's tests when only two still fail,
+    # instead of splitting into two new alerts
+    key = ("amd_only_failure", "vllm", "mi355x", "tests.kernels.test_moe")
+    kept = rules_mod.group(five[:2], rules, groups={key})
+    assert [(r["subject"], json.loads(r["evidence"])["tests_failing"]) for r in kept] == [
+        ("tests.kernels.test_moe", 2)]
+    assert rules_mod.test_file("test.dynamo.test_functions.FunctionTests::test_a") == \
+        "test.dynamo.test_functions"
+    assert rules_mod.test_file("tests/x.py::T::test") == "tests/x.py"
+    # the issue of a file alert lists its tests, each as data
+    from parity.collectors.alert_issues import body
+
+    hostile = [_failing(f"tests.x.test_h::test_{i}[@team #9 <b>]") for i in range(5)]
+    (filed,) = rules_mod.group(hostile, rules)
+    text = body(filed, json.loads(filed["evidence"]))
+    outside = re.sub(r"`[^`\n]*`", "", text)
+    assert "@team" not in outside and "<b>" not in outside and text.count("\n- `tests.x") == 5
+    # group_above = 0: never grouped
+    assert len(rules_mod.group(five, {**rules, "amd_only_failure": {
+        **rules["amd_only_failure"], "group_above": 0}})) == 5
 
 
 def test_the_demo_observes_passes_of_quiet_test_alerts(demo_db, tmp_path):
@@ -348,17 +412,37 @@ def test_the_demo_observes_passes_of_quiet_test_alerts(demo_db, tmp_path):
     engine = make_engine(db)
     firing = frames.alerts(db)
     alerting.run(engine, firing.to_dict(orient="records"), now=datetime(2026, 11, 30))
-    # a test that passes on MI355X in the latest run, recorded as if it had been failing
+    # tests that pass on AMD in the latest run, recorded as if they had been failing: one
+    # alone, and two more of one lane as a file alert
     matrix = frames.test_matrix(db)
-    ok = matrix[(matrix["amd_outcome"] == "passed")].iloc[0]
+    passed = matrix[matrix["amd_outcome"] == "passed"]
+    ok = passed.iloc[0]
+    lane = passed[(passed["framework"] == ok["framework"])
+                  & (passed["amd_hardware"] == ok["amd_hardware"])]
+    members = list(lane["parity_key"].iloc[1:3])
     fp = rules_mod.fingerprint("amd_only_failure", ok["framework"], ok["amd_hardware"],
                                ok["parity_key"])
+    group_fp = rules_mod.fingerprint("amd_only_failure", ok["framework"], ok["amd_hardware"],
+                                     "a.file")
     with engine.begin() as conn:
-        conn.execute(text(
-            "INSERT INTO alert (fingerprint, rule, priority, framework, hardware, subject, state, "
-            "first_seen, last_seen, quiet_rounds, evidence, evidence_hash, url, issue_repo) VALUES "
-            "(:fp, 'amd_only_failure', 'P1', :fw, :hw, :s, 'open', :t, :t, 0, '{}', '', '', '')"),
-            {"fp": fp, "fw": ok["framework"], "hw": ok["amd_hardware"], "s": ok["parity_key"],
-             "t": datetime(2026, 11, 29)})
+        for key, subject, evidence in ((fp, ok["parity_key"], "{}"),
+                                       (group_fp, "a.file", json.dumps({"tests": members}))):
+            conn.execute(text(
+                "INSERT INTO alert (fingerprint, rule, priority, framework, hardware, subject, "
+                "state, first_seen, last_seen, quiet_rounds, evidence, evidence_hash, url, "
+                "issue_repo) VALUES (:fp, 'amd_only_failure', 'P1', :fw, :hw, :s, 'open', :t, "
+                ":t, 0, :ev, '', '', '')"),
+                {"fp": key, "fw": ok["framework"], "hw": ok["amd_hardware"], "s": subject,
+                 "ev": evidence, "t": datetime(2026, 11, 29)})
     again = frames.alerts(db)
-    assert fp in again.attrs["explicit_passes"]
+
+    def passes(key: str) -> int:
+        """A hand count: runs, newest first, in which the test passed, up to its last failure."""
+        runs = frames.test_history(db, parity_key=key, framework=ok["framework"],
+                                   hardware=ok["amd_hardware"])
+        ran = [o for o in runs["outcome"] if o in ("passed", "failed", "error")]
+        return next((i for i, o in enumerate(ran) if o != "passed"), len(ran))
+
+    assert again.attrs["explicit_passes"][fp] == passes(ok["parity_key"]) >= 1
+    # a file alert: the fewest passing runs over its tests
+    assert again.attrs["explicit_passes"][group_fp] == min(passes(k) for k in members) >= 1

@@ -43,7 +43,7 @@ def alert_round(store, db, *, rules=None, framework=None, resolve_after: int = 2
     now = datetime.now(timezone.utc).replace(tzinfo=None, microsecond=0)
     actions = alerting.run(store, firing.to_dict(orient="records"), now=now,
                            resolve_after=resolve_after, dry_run=dry_run,
-                           passes=set(firing.attrs.get("explicit_passes", [])))
+                           passes=dict(firing.attrs.get("explicit_passes", {})))
     out = Round(len(firing), actions)
     if dry_run:
         return out
@@ -112,7 +112,9 @@ def add(sub) -> None:
                                     "$PARITY_ALERT_RULES)")
     al.add_argument("--framework", choices=("vllm", "sglang", "pytorch", "other"))
     al.add_argument("--resolve-after", type=int, default=2, metavar="ROUNDS",
-                    help="rounds in a row without firing before an alert resolves (default 2)")
+                    help="healthy observations before an alert resolves: AMD runs in a row "
+                         "that passed its test (test alerts), rounds without firing (others); "
+                         "default 2")
     al.add_argument("--dry-run", action="store_true",
                     help="print what this round would open, update and resolve; record nothing")
     al.add_argument("--post-issues", metavar="OWNER/NAME", type=repo_arg,
