@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 DB     ?= parity-demo.db
 PORT   ?= 8501
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench mutate clean
 
 $(BIN)/parity: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ bench: install
 	$(BIN)/python benchmarks/sync_buildkite.py
 	$(BIN)/python benchmarks/report.py
 	$(BIN)/python benchmarks/app.py
+
+## Mutation testing of the modules that publish figures or hold secrets (tests/mutation/):
+## about an hour on two cores, so not part of `make test`; figures in tests/mutation/RESULTS.md.
+mutate: install
+	$(BIN)/python tests/mutation/run.py
 
 clean:
 	rm -rf $(VENV) *.egg-info $(DB) $(DB)-wal $(DB)-shm

@@ -43,7 +43,7 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         uri = f"file:{Path(path).resolve()}?mode=ro"
         engine = create_engine("sqlite://", creator=lambda: _sqlite3_connect(uri))
     else:
-        engine = create_engine(sa_url, connect_args={"timeout": 30})
+        engine = create_engine(sa_url)  # the busy timeout is the pragma below
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn, _record):  # pragma: no branch

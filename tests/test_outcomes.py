@@ -1,0 +1,274 @@
+"""The pure outcome-parity core on small frames counted by hand: lane runs, cross-vendor
+alignment, the same-denominator pass rate, the test matrix's quadrants, failure and pass
+streaks, and vendor-aware flakiness. No store: these are the figures every view publishes."""
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+
+import pandas as pd
+import pytest
+
+from parity.dashboard import outcomes
+from parity.dashboard.intervals import wilson
+
+T0 = datetime(2026, 11, 1, 2, 0)
+
+
+def _job(job_pk, run_pk, vendor, hardware, commit, hours, suite="kernels", total=10,
+         framework="vllm", attempt=None):
+    row = dict(job_pk=job_pk, run_pk=run_pk, vendor=vendor, hardware=hardware, commit=commit,
+               run_at=T0 + timedelta(hours=hours), suite=suite, total=total,
+               framework=framework, run_url=f"https://ci.example/{run_pk}")
+    if attempt is not None:
+        row["attempt"] = attempt
+    return row
+
+
+def _ref(hw: str, present: set[str]) -> str | None:
+    return "h100" if "h100" in present else None
+
+
+# -- lane runs and alignment --------------------------------------------------------------------
+
+def test_lane_runs_fold_jobs_and_order_attempts():
+    jobs = pd.DataFrame([
+        _job(3, 10, "amd", "mi300x", "c1", 1, total=5, attempt=1),
+        _job(1, 10, "amd", "mi300x", "c1", 0, total=7, attempt=1),
+        # the retried attempt of the same build starts at the same time but comes first
+        _job(9, 11, "amd", "mi300x", "c1", 0, total=4, attempt=0),
+    ])
+    runs = outcomes.lane_runs(jobs)
+    assert list(runs["run_pk"]) == [11, 10]
+    first = runs.iloc[1]
+    assert first["job_pks"] == (1, 3) and first["total"] == 12
+    assert first["run_at"] == T0 and first["commit"] == "c1"
+    assert first["run_url"] == "https://ci.example/10"
+    assert "attempt" not in runs.columns
+    # without attempts: time, then run
+    plain = outcomes.lane_runs(jobs.drop(columns="attempt"))
+    assert list(plain["run_pk"]) == [10, 11]
+    assert list(outcomes.lane_runs(jobs.iloc[0:0]).columns)[-1] == "run_url"
+
+
+def _alignment_jobs() -> pd.DataFrame:
+    return pd.DataFrame([
+        _job(1, 1, "amd", "mi300x", "c1", 0),
+        _job(2, 2, "amd", "mi300x", "c2", 24),
+        _job(3, 3, "nvidia", "h100", "c1", 1),
+        _job(4, 4, "nvidia", "h100", "c1", 2),     # a second run of c1: the later one counts
+        _job(5, 5, "nvidia", "h100", "c3", 30),
+        _job(6, 6, "nvidia", "h100", "c2", 0, suite="other"),  # same commit, other suite
+        _job(7, 7, "nvidia", "b200", "c2", 24),    # not the reference hardware
+    ])
+
+
+def test_align_same_commit_then_nearest_within_the_window():
+    pairs = outcomes.align(_alignment_jobs(), _ref, latest=False)
+    assert list(pairs["amd_run_pk"]) == [1, 2]
+    same, near = pairs.iloc[0], pairs.iloc[1]
+    assert (same["alignment"], same["ref_run_pk"], same["ref_jobs"]) == ("same-commit", 4, (4,))
+    assert same["staleness_h"] == 2.0 and same["nvidia_hardware"] == "h100"
+    assert (near["alignment"], near["ref_run_pk"], near["staleness_h"]) == ("nearest", 5, 6.0)
+    assert near["amd_jobs"] == (2,) and near["amd_url"] == "https://ci.example/2"
+    latest = outcomes.align(_alignment_jobs(), _ref)
+    assert list(latest["amd_run_pk"]) == [2]
+
+
+def test_align_window_is_inclusive_and_nothing_outside_it():
+    on_edge = outcomes.align(_alignment_jobs(), _ref, window_hours=6.0).iloc[0]
+    assert on_edge["alignment"] == "nearest" and on_edge["ref_run_pk"] == 5
+    outside = outcomes.align(_alignment_jobs(), _ref, window_hours=5.99).iloc[0]
+    assert outside["alignment"] == "none" and outside["ref_run_pk"] is None
+    assert outside["ref_jobs"] == () and math.isnan(outside["staleness_h"])
+    # a run without a commit never matches by commit, and no reference at all is "none"
+    jobs = _alignment_jobs()
+    jobs.loc[jobs["job_pk"] == 2, "commit"] = ""
+    jobs.loc[jobs["job_pk"] == 5, "commit"] = ""
+    blank = outcomes.align(jobs, _ref, window_hours=1).iloc[0]
+    assert blank["alignment"] == "none"
+    alone = outcomes.align(jobs[jobs["vendor"] == "amd"], _ref).iloc[0]
+    assert (alone["alignment"], alone["nvidia_hardware"]) == ("none", None)
+
+
+# -- the same-denominator pass rate -------------------------------------------------------------
+
+def _results(rows) -> pd.DataFrame:
+    return pd.DataFrame([dict(job_pk=j, parity_id=t, parity_key=f"tests.t::test_{t}",
+                              outcome=o, rerun_count=r, message=m, skip_category=s)
+                         for j, t, o, r, m, s in rows])
+
+
+def _pairs() -> pd.DataFrame:
+    return pd.DataFrame([
+        dict(framework="vllm", suite="kernels", amd_hardware="mi300x", nvidia_hardware="h100",
+             alignment="same-commit", staleness_h=1.0, amd_commit="c1", ref_commit="c1",
+             amd_run_at=T0, ref_run_at=T0, amd_jobs=(1, 2), ref_jobs=(3,), amd_url="u1"),
+        dict(framework="vllm", suite="lora", amd_hardware="mi300x", nvidia_hardware="h100",
+             alignment="nearest", staleness_h=5.0, amd_commit="c1", ref_commit="c0",
+             amd_run_at=T0 + timedelta(hours=3), ref_run_at=T0, amd_jobs=(5,), ref_jobs=(6,),
+             amd_url="u2"),
+    ])
+
+
+# (job, test, outcome, reruns, message, skip category); jobs 1 and 2 are two AMD shards
+RESULTS = [
+    (3, 1, "passed", 0, None, None), (1, 1, "passed", 0, None, None),
+    (3, 2, "passed", 0, None, None), (1, 2, "passed", 0, None, None),
+    (2, 2, "failed", 1, "boom", None),                       # worst shard wins: failed
+    (3, 3, "passed", 0, None, None), (1, 3, "skipped", 0, "no rocm", "vendor_amd"),
+    (3, 4, "failed", 0, "cuda", None), (1, 4, "passed", 0, None, None),
+    (3, 5, "passed", 0, None, None),                          # missing on AMD
+    (3, 6, "skipped", 0, None, None), (1, 6, "passed", 0, None, None),  # not ran on reference
+    (1, 7, "passed", 0, None, None),                          # AMD only
+    (3, 8, "passed", 0, None, None), (2, 8, "error", 0, "segfault", None),
+]
+
+
+def test_same_denominator_rate_by_hand():
+    parity = outcomes.pass_rate_parity(_pairs(), _results(RESULTS))
+    p = parity.iloc[0]
+    # the reference ran 1, 2, 3, 4, 5 and 8: the denominator
+    assert p["denominator"] == 6
+    assert (p["amd_passed"], p["amd_failed"], p["amd_skipped"], p["amd_missing"]) == (2, 2, 1, 1)
+    assert p["nvidia_passed"] == 5
+    assert p["same_denominator_rate"] == pytest.approx(2 / 6)
+    assert p["nvidia_rate"] == pytest.approx(5 / 6)
+    assert p["gap"] == pytest.approx(5 / 6 - 2 / 6)
+    assert (p["rate_lo"], p["rate_hi"]) == pytest.approx(wilson(2, 6))
+    # plain rates: each side's passes over what it ran (AMD ran 1, 2, 4, 6, 7, 8)
+    assert p["amd_ran"] == 6 and p["nvidia_ran"] == 6
+    assert p["amd_plain_rate"] == pytest.approx(4 / 6)
+    assert p["nvidia_plain_rate"] == pytest.approx(5 / 6)
+    assert (p["alignment"], p["amd_url"], p["staleness_h"]) == ("same-commit", "u1", 1.0)
+    # a pair without results: zero counts, no rate
+    empty = parity.iloc[1]
+    assert empty["denominator"] == 0 and empty["amd_passed"] == 0
+    assert math.isnan(empty["same_denominator_rate"]) and math.isnan(empty["gap"])
+    assert math.isnan(empty["amd_plain_rate"]) and math.isnan(empty["nvidia_plain_rate"])
+    # the same figures from the contingency table the store counts
+    counts = outcomes.contingency(_pairs(), _results(RESULTS))
+    again = outcomes.pass_rate_parity(_pairs(), counts=counts)
+    pd.testing.assert_frame_equal(parity, again)
+    assert outcomes.pass_rate_parity(_pairs().iloc[0:0], _results(RESULTS)).empty
+
+
+def test_contingency_counts_each_pair_of_outcomes():
+    c = outcomes.contingency(_pairs(), _results(RESULTS))
+    side = lambda v: None if pd.isna(v) else v  # noqa: E731 - a side that did not run it
+    got = {(side(a), side(r)): n for a, r, n in zip(c["amd"], c["ref"], c["n"])}
+    assert got == {("passed", "passed"): 1, ("failed", "passed"): 1, ("skipped", "passed"): 1,
+                   ("passed", "failed"): 1, (None, "passed"): 1, ("passed", "skipped"): 1,
+                   ("passed", None): 1, ("error", "passed"): 1}
+    assert set(c["pair"]) == {0}
+    assert outcomes.contingency(_pairs(), _results(RESULTS).iloc[0:0]).empty
+
+
+def test_reduce_tests_keeps_the_worst_outcome_and_any_rerun():
+    r = _results([(1, 1, "passed", 0, None, None), (2, 1, "error", 0, "e", None),
+                  (1, 2, "skipped", 0, "s", "hardware"), (2, 2, "xfailed", 2, "x", None),
+                  (1, 3, "weird", 0, "w", None), (2, 3, "skipped", 0, "s", None)])
+    out = outcomes.reduce_tests(r, []).set_index("parity_id")
+    assert out.loc[1, "outcome"] == "error" and out.loc[1, "message"] == "e"
+    assert out.loc[2, "outcome"] == "xfailed" and out.loc[2, "reruns"] == 2
+    assert out.loc[3, "outcome"] == "skipped"  # an unknown outcome ranks last
+    assert outcomes.reduce_tests(r.iloc[0:0], ["pair"]).columns[0] == "pair"
+
+
+def test_rollup_sums_suites():
+    parity = outcomes.pass_rate_parity(_pairs(), _results(RESULTS + [
+        (6, 1, "passed", 0, None, None), (5, 1, "failed", 0, None, None),
+        (6, 2, "passed", 0, None, None), (5, 2, "passed", 0, None, None)]))
+    g = outcomes.rollup(parity).iloc[0]
+    assert (g["suites"], g["denominator"], g["amd_passed"], g["amd_failed"]) == (2, 8, 3, 3)
+    assert g["same_denominator_rate"] == pytest.approx(3 / 8)
+    assert g["nvidia_rate"] == pytest.approx(7 / 8)
+    assert g["gap"] == pytest.approx(4 / 8)
+    assert g["staleness_h"] == 5.0 and g["amd_run_at"] == T0 + timedelta(hours=3)
+    none = outcomes.rollup(parity.assign(denominator=0))
+    assert math.isnan(none.iloc[0]["same_denominator_rate"])
+    assert outcomes.rollup(parity.iloc[0:0]).empty
+
+
+@pytest.mark.parametrize("amd, ref, expected", [
+    ("passed", "passed", "both pass"), ("failed", "passed", "amd-only fail"),
+    ("error", "passed", "amd-only fail"), ("passed", "error", "nvidia-only fail"),
+    ("failed", "failed", "both fail"), ("skipped", "passed", "amd-only skip"),
+    ("skipped", "failed", "amd-only skip"), ("passed", "skipped", "nvidia-only skip"),
+    ("error", "skipped", "nvidia-only skip"), (None, "passed", "amd missing"),
+    (math.nan, "failed", "amd missing"), ("passed", None, "other"),
+    ("skipped", "skipped", "other"), (None, "skipped", "other"), ("xfailed", "passed", "other"),
+])
+def test_quadrants(amd, ref, expected):
+    assert outcomes.quadrant(amd, ref) == expected
+
+
+def test_matrix_names_both_outcomes_and_the_quadrant():
+    m = outcomes.test_matrix(_pairs(), _results(RESULTS))
+    got = dict(zip(m["parity_id"], zip(m["amd_outcome"], m["nvidia_outcome"], m["quadrant"])))
+    assert got[2] == ("failed", "passed", "amd-only fail")
+    assert got[5][2] == "amd missing" and got[7][2] == "other"
+    assert got[8] == ("error", "passed", "amd-only fail")
+    row = m[m["parity_id"] == 3].iloc[0]
+    assert (row["amd_skip_category"], row["amd_message"]) == ("vendor_amd", "no rocm")
+    assert m[m["parity_id"] == 4].iloc[0]["nvidia_message"] == "cuda"
+    assert list(m["quadrant"]) == sorted(m["quadrant"])  # one framework, hardware and suite
+    assert outcomes.test_matrix(_pairs().iloc[0:0], _results(RESULTS)).empty
+
+
+# -- streaks and flakiness ----------------------------------------------------------------------
+
+def _history(rows, vendor="amd") -> pd.DataFrame:
+    return pd.DataFrame([dict(framework="vllm", vendor=vendor, hardware="mi300x", parity_id=t,
+                              parity_key=f"tests.t::test_{t}", commit=c, outcome=o, reruns=r,
+                              message=f"m{h}", run_at=T0 + timedelta(hours=h))
+                         for t, h, o, c, r in rows])
+
+
+def test_streaks_count_the_current_failures_and_passes():
+    h = _history([(1, 4, "error", "c4", 0), (1, 0, "passed", "c0", 0), (1, 1, "failed", "c1", 0),
+                  (1, 2, "skipped", "c2", 0), (1, 3, "failed", "c3", 0),
+                  (2, 0, "failed", "c0", 0), (2, 1, "passed", "c1", 0), (2, 2, "passed", "c2", 0),
+                  (3, 0, "failed", "c0", 0), (3, 1, "failed", "c1", 0),
+                  (4, 0, "skipped", "c0", 0)])
+    s = outcomes.streaks(h).set_index("parity_id")
+    one = s.loc[1]
+    assert (one["streak"], one["runs"], one["failures"], one["passing"]) == (3, 4, 3, 0)
+    assert one["first_failing"] == T0 + timedelta(hours=1)
+    assert one["last_run_at"] == T0 + timedelta(hours=4) and one["last_message"] == "m4"
+    two = s.loc[2]
+    assert (two["streak"], two["passing"], two["failures"]) == (0, 2, 1)
+    assert pd.isna(two["first_failing"])
+    three = s.loc[3]
+    assert (three["streak"], three["passing"], three["first_failing"]) == (2, 0, T0)
+    assert 4 not in s.index  # never ran
+    assert outcomes.streaks(h.iloc[0:0]).empty
+    assert outcomes.streaks(h[h["parity_id"] == 4]).empty
+
+
+def test_flakiness_same_commit_mixes_reruns_and_vendors():
+    amd = _history([(1, 0, "failed", "c1", 0), (1, 1, "passed", "c1", 0),
+                    (1, 2, "passed", "c2", 0), (1, 3, "failed", "c3", 0),
+                    (2, 0, "passed", "c1", 1), (2, 1, "passed", "c2", 0),
+                    (3, 0, "failed", "c1", 0), (3, 1, "failed", "c2", 0),
+                    (4, 0, "passed", "c1", 0)])
+    nvidia = _history([(1, 0, "passed", "c1", 0), (1, 1, "failed", "c1", 0)], vendor="nvidia")
+    f = outcomes.flakiness(pd.concat([amd, nvidia], ignore_index=True))
+    rows = {(r.parity_id, r.vendor): r for r in f.itertuples()}
+    assert set(rows) == {(1, "amd"), (2, "amd"), (1, "nvidia")}  # 3 and 4 are steady
+    a = rows[(1, "amd")]
+    assert (a.runs, a.failures, a.rerun_passes, a.same_commit_mixed) == (4, 2, 0, 1)
+    assert a.flip_rate == pytest.approx(2 / 3) and a.fail_rate == pytest.approx(0.5)
+    assert (a.fail_lo, a.fail_hi) == pytest.approx(wilson(2, 4))
+    assert a.label == "shared" and a.last_seen == T0 + timedelta(hours=3)
+    b = rows[(2, "amd")]
+    assert (b.rerun_passes, b.same_commit_mixed, b.flip_rate, b.label) == (1, 0, 0.0, "amd-only")
+    n = rows[(1, "nvidia")]
+    assert n.flip_rate == 1.0 and n.label == "shared"
+    assert list(f["flip_rate"]) == sorted(f["flip_rate"], reverse=True)
+    only_nv = outcomes.flakiness(nvidia)
+    assert list(only_nv["label"]) == ["nvidia-only"]
+    single = outcomes.flakiness(_history([(5, 0, "passed", "c1", 2)]))
+    assert single.iloc[0]["flip_rate"] == 0.0 and single.iloc[0]["runs"] == 1
+    assert outcomes.flakiness(amd[amd["parity_id"] >= 3]).empty
+    assert outcomes.flakiness(amd.iloc[0:0]).empty

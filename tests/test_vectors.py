@@ -1,0 +1,83 @@
+"""Per-job outcome vectors, pure: codes, the worst-outcome reduction, merging reports,
+the byte round trip the store keeps, and vendor-spelling aliases."""
+from __future__ import annotations
+
+import numpy as np
+
+from parity.db import vectors as vec
+
+
+def _v(ids, outcomes, skips=None, reruns=None) -> vec.Vector:
+    n = len(ids)
+    return vec.reduce(ids, *vec.codes(outcomes, skips or [None] * n, reruns or [0] * n))
+
+
+def test_codes_follow_the_vocabularies():
+    out, skip, rerun = vec.codes(["error", "failed", "passed", "xpassed", "xfailed", "skipped",
+                                  "weird"],
+                                 [None, "vendor_amd", "dependency", "platform", "other",
+                                  "hardware", "made-up"],
+                                 [0, 1, None, 3, 0, 0, -1])
+    assert list(out) == [0, 1, 2, 3, 4, 5, vec.OTHER] and vec.OTHER == 6
+    assert list(skip) == [0, 1, 5, 6, 7, 3, 7]  # an unknown category is "other"
+    assert list(rerun) == [0, 1, 0, 1, 0, 0, 0]
+    assert out.dtype == np.uint8 and skip.dtype == np.uint8 and rerun.dtype == np.uint8
+    assert list(vec.names(np.array([0, 2, 5, 6, 9]), vec.OUTCOMES)) == [
+        "error", "passed", "skipped", "other", "other"]
+    assert list(vec.names([0, 1, 8], vec.SKIPS)) == [None, "vendor_amd", "other"]
+
+
+def test_reduce_keeps_the_worst_outcome_its_skip_and_any_rerun():
+    v = _v([7, 3, 7, 3, 9, 9, 9], ["passed", "skipped", "error", "failed", "skipped", "skipped",
+                                   "xfailed"],
+           [None, "hardware", None, None, "vendor_amd", "disabled", None], [1, 0, 0, 0, 0, 2, 0])
+    assert list(v.ids) == [3, 7, 9] and v.ids.dtype == np.int64
+    assert list(vec.names(v.outcomes, vec.OUTCOMES)) == ["failed", "error", "xfailed"]
+    assert list(v.reruns) == [0, 1, 1]
+    assert len(v) == 3
+    # two skips of one test: the lower skip code (the vocabulary's order) is kept
+    s = _v([1, 1], ["skipped", "skipped"], ["disabled", "vendor_amd"])
+    assert list(vec.names(s.skips, vec.SKIPS)) == ["vendor_amd"]
+    assert vec.reduce([], [], [], []) is vec.EMPTY and len(vec.EMPTY) == 0
+
+
+def test_merge_is_the_reduction_of_all_reports():
+    a = _v([1, 2, 3], ["passed", "passed", "skipped"])
+    b = _v([2, 4], ["failed", "passed"], reruns=[1, 0])
+    m = vec.merge(a, vec.EMPTY, b)
+    assert list(m.ids) == [1, 2, 3, 4]
+    assert list(vec.names(m.outcomes, vec.OUTCOMES)) == ["passed", "failed", "skipped", "passed"]
+    assert list(m.reruns) == [0, 1, 0, 0]
+    assert vec.merge(a) is a and vec.merge(vec.EMPTY, a) is a
+    assert vec.merge() is vec.EMPTY and vec.merge(vec.EMPTY) is vec.EMPTY
+
+
+def test_bytes_round_trip():
+    v = _v([5, 2**40, 1], ["passed", "error", "skipped"], [None, None, "hardware"], [0, 1, 0])
+    raw = v.to_bytes()
+    assert len(raw[0]) == 24 and len(raw[1]) == 3
+    back = vec.Vector.from_bytes(*raw)
+    for f in ("ids", "outcomes", "skips", "reruns"):
+        assert np.array_equal(getattr(back, f), getattr(v, f))
+    assert back.ids.dtype == np.int64 and back.ids[-1] == 2**40
+
+
+def test_aliases_map_vendor_spellings_to_their_parity_id():
+    aliases = vec.Aliases({20: 2, 30: 3})
+    ids = np.array([1, 2, 20, 30, 31], np.int64)
+    assert list(aliases.parity_ids(ids)) == [1, 2, 2, 3, 31]
+    unchanged = np.array([1, 5, 40], np.int64)
+    assert aliases.parity_ids(unchanged) is unchanged
+    assert vec.Aliases({}).parity_ids(unchanged) is unchanged
+    empty = np.empty(0, np.int64)
+    assert aliases.parity_ids(empty) is empty
+    # past the last key: no false hit
+    assert list(aliases.parity_ids(np.array([35], np.int64))) == [35]
+    # the remapped vector folds both spellings into one test, worst outcome first
+    v = _v([2, 20, 7], ["passed", "failed", "passed"])
+    r = vec.remap(v, aliases)
+    assert list(r.ids) == [2, 7]
+    assert list(vec.names(r.outcomes, vec.OUTCOMES)) == ["failed", "passed"]
+    plain = _v([1, 7], ["passed", "passed"])
+    assert vec.remap(plain, aliases) is plain and vec.remap(v, None) is v
+    assert vec.remap(vec.EMPTY, aliases) is vec.EMPTY
