@@ -9,6 +9,7 @@ import json
 import random
 import socket
 import threading
+import time
 from dataclasses import replace
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,6 +30,7 @@ class Script:
     def __init__(self):
         self.answers: list[tuple[int, dict, bytes]] = []
         self.seen: list[tuple[str, str, dict, bytes]] = []
+        self.sent = 0  # bytes of streamed bodies written
         script = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +40,22 @@ class Script:
                                     self.rfile.read(n) if n else b""))
                 status, headers, body = script.answers.pop(0) if script.answers else (
                     599, {}, b"no answer queued")
+                delay = float(headers.pop("x-test-delay", 0))
+                if delay:
+                    time.sleep(delay)  # longer than the client's timeout: a timeout
+                endless = int(headers.pop("x-test-stream", 0))
+                if endless:  # a body of that many bytes with no declared length
+                    self.send_response(status)
+                    self.send_header("connection", "close")
+                    self.end_headers()
+                    block = b"s" * 65536
+                    try:
+                        while script.sent < endless:
+                            self.wfile.write(block)
+                            script.sent += len(block)
+                    except OSError:
+                        pass  # the client hung up: what it did not read was never sent
+                    return
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
@@ -57,7 +75,8 @@ class Script:
 
     def add(self, status=200, body: object = b"", **headers) -> "Script":
         raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.answers.append((status, {k.replace("_", "-"): v for k, v in headers.items()}, raw))
+        self.answers.append((status, {k.replace("_", "-"): str(v) for k, v in headers.items()},
+                             raw))
         return self
 
     def close(self):
@@ -67,6 +86,14 @@ class Script:
 
 @pytest.fixture
 def gh():
+    s = Script()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def blob():
+    """The host signed download URLs point at (the token must never reach it)."""
     s = Script()
     yield s
     s.close()
@@ -135,7 +162,7 @@ def test_5xx_and_202_are_retried_with_full_jitter_backoff(gh):
     big, sleeps, _ = _client(gh, retries=1, backoff=1000.0)
     gh.add(500).add(200, {})
     big.request("GET", "/r")
-    assert 0 <= sleeps[0] <= 60.0
+    assert sleeps == [random.Random(7).uniform(0, 60.0)]
     # and gives up after the configured retries
     gh.add(500).add(500).add(500).add(500)
     with pytest.raises(GitHubError, match=r"gave up after 4 tries \(HTTP 500\)") as e:
@@ -156,8 +183,9 @@ def test_a_failed_write_is_never_repeated(gh):
 def test_gone_and_other_refusals(gh):
     c, _, _ = _client(gh)
     gh.add(410, {"message": "expired"})
-    with pytest.raises(Gone, match="410 expired"):
+    with pytest.raises(Gone, match="410 expired") as e:
         c.request("GET", "/artifact")
+    assert e.value.status == 410
     gh.add(410, b"not json")
     with pytest.raises(Gone, match="410 Gone$"):
         c.request("GET", "/artifact")
@@ -165,6 +193,16 @@ def test_gone_and_other_refusals(gh):
     with pytest.raises(GitHubError) as e:
         c.request("GET", "/missing")
     assert e.value.status == 404 and TOKEN not in str(e.value) and "***" in str(e.value)
+    gh.add(400, {"message": "bad request"})
+    with pytest.raises(GitHubError, match="400 bad request"):
+        c.request("GET", "/bad")
+    gh.add(499, {"message": "client closed"})  # a 4xx is not retried, only 5xx
+    asked = len(gh.seen)
+    with pytest.raises(GitHubError, match="499"):
+        c.request("GET", "/closed")
+    assert len(gh.seen) == asked + 1
+    gh.add(399, {"odd": True})  # below 400: an answer, returned
+    assert c.request("GET", "/odd").status_code == 399
     gh.add(422, ["a", "list"])
     with pytest.raises(GitHubError) as e:
         c.request("GET", "/odd")
@@ -209,6 +247,13 @@ def test_an_exhausted_primary_limit_raises_or_waits_for_its_reset(gh):
     assert waiting.request("GET", "/r").json() == {"after": "reset"}
     assert sleeps == [1.0, 0.0]  # a reset in the past: one second, then the retry itself
     assert lines[0].startswith("primary rate limit exhausted; waiting for its reset")
+    # no reset header: a minute from now
+    gh.add(403, {"message": "API rate limit exceeded"})
+    before = time.time()
+    with pytest.raises(RateLimited) as e:
+        c.request("GET", "/r")
+    after = time.time()
+    assert int(before + 60) <= e.value.reset_at.timestamp() <= int(after + 60)
     gh.add(403, {"message": "Resource not accessible by integration"})
     with pytest.raises(GitHubError, match="403 Resource not accessible"):
         c.request("GET", "/r")
@@ -253,60 +298,55 @@ def test_links_and_page_urls():
     assert page_url("https://a/x", None) == "https://a/x"
 
 
-def test_downloads_follow_the_redirect_without_the_token(gh):
-    blob = Script()
-    try:
-        c, sleeps, _ = _client(gh, limit=100)
-        gh.add(302, location=f"{blob.url}/signed?sig=1")
-        blob.add(200, b"z" * 40)
-        out = io.BytesIO()
-        sha, size = c.download("/repos/o/r/actions/artifacts/1/zip", out)
-        assert size == 40 and out.getvalue() == b"z" * 40
-        assert "Authorization" not in blob.seen[0][2] and blob.seen[0][1] == "/signed?sig=1"
-        assert (c.cost.downloads, c.cost.download_bytes) == (1, 40)
-        # a broken transfer is retried from a fresh redirect, the partial bytes dropped
-        gh.add(302, location=f"{blob.url}/a").add(302, location=f"{blob.url}/b")
-        blob.add(200, b"short", content_length="10")
-        blob.add(200, b"0123456789")
-        out = io.BytesIO()
-        assert c.download("/logs", out)[1] == 10 and out.getvalue() == b"0123456789"
-        assert len(sleeps) == 1
-        gh.add(302, location=f"{blob.url}/c").add(302, location=f"{blob.url}/d")
-        blob.add(503).add(200, b"ok")
-        assert c.download("/logs", io.BytesIO())[1] == 2
-        # a server that answers directly
-        gh.add(200, b"direct")
-        assert c.download("/direct", io.BytesIO())[1] == 6
-        gh.add(404, {"message": "nope"})
-        with pytest.raises(GitHubError, match="404"):
-            c.download("/missing", io.BytesIO())
-        gh.add(204)
-        with pytest.raises(GitHubError, match="expected a redirect, got 204"):
-            c.download("/odd", io.BytesIO())
-    finally:
-        blob.close()
+def test_downloads_follow_the_redirect_without_the_token(gh, blob):
+    c, sleeps, _ = _client(gh, limit=100)
+    gh.add(302, location=f"{blob.url}/signed?sig=1")
+    blob.add(200, b"z" * 40)
+    out = io.BytesIO()
+    sha, size = c.download("/repos/o/r/actions/artifacts/1/zip", out)
+    assert size == 40 and out.getvalue() == b"z" * 40
+    assert "Authorization" not in blob.seen[0][2] and blob.seen[0][1] == "/signed?sig=1"
+    assert (c.cost.downloads, c.cost.download_bytes) == (1, 40)
+    # a broken transfer is retried from a fresh redirect, the partial bytes dropped
+    gh.add(302, location=f"{blob.url}/a").add(302, location=f"{blob.url}/b")
+    blob.add(200, b"short", content_length="10")
+    blob.add(200, b"0123456789")
+    out = io.BytesIO()
+    assert c.download("/logs", out)[1] == 10 and out.getvalue() == b"0123456789"
+    assert len(sleeps) == 1
+    gh.add(302, location=f"{blob.url}/c").add(302, location=f"{blob.url}/d")
+    blob.add(503).add(200, b"ok")
+    assert c.download("/logs", io.BytesIO())[1] == 2
+    gh.add(302, location=f"{blob.url}/e").add(302, location=f"{blob.url}/f")
+    blob.add(400).add(200, b"ok")  # a refused signed URL (expired): fetched again
+    assert c.download("/logs", io.BytesIO())[1] == 2 and len(sleeps) == 3
+    # a server that answers directly
+    gh.add(200, b"direct")
+    assert c.download("/direct", io.BytesIO())[1] == 6
+    gh.add(404, {"message": "nope"})
+    with pytest.raises(GitHubError, match="404"):
+        c.download("/missing", io.BytesIO())
+    gh.add(204)
+    with pytest.raises(GitHubError, match="expected a redirect, got 204"):
+        c.download("/odd", io.BytesIO())
 
 
-def test_downloads_stop_at_the_limit(gh):
-    blob = Script()
-    try:
-        c, _, _ = _client(gh, limit=100)
-        gh.add(302, location=f"{blob.url}/big")
-        blob.add(200, b"x" * 101)
-        with pytest.raises(TooLarge, match="101 bytes, over the 100-byte limit"):
-            c.download("/big", io.BytesIO())
-        gh.add(302, location=f"{blob.url}/edge")
-        blob.add(200, b"x" * 100)
-        assert c.download("/edge", io.BytesIO())[1] == 100
-        # a blob that does not declare its length is cut at the limit as it streams
-        with pytest.raises(TooLarge, match="more than the 100-byte limit"):
-            c._stream(_Raw(b"y" * 150), io.BytesIO(), 100, "/stream")
-        assert c._stream(_Raw(b"y" * 100), io.BytesIO(), 100, "/stream")[1] == 100
-        gh.add(302, location=f"{blob.url}/big2")
-        blob.add(200, b"x" * 10)
-        assert c.download("/big2", io.BytesIO(), limit=10)[1] == 10
-    finally:
-        blob.close()
+def test_downloads_stop_at_the_limit(gh, blob):
+    c, _, _ = _client(gh, limit=100)
+    gh.add(302, location=f"{blob.url}/big")
+    blob.add(200, b"x" * 101)
+    with pytest.raises(TooLarge, match="101 bytes, over the 100-byte limit"):
+        c.download("/big", io.BytesIO())
+    gh.add(302, location=f"{blob.url}/edge")
+    blob.add(200, b"x" * 100)
+    assert c.download("/edge", io.BytesIO())[1] == 100
+    # a blob that does not declare its length is cut at the limit as it streams
+    with pytest.raises(TooLarge, match="more than the 100-byte limit"):
+        c._stream(_Raw(b"y" * 150), io.BytesIO(), 100, "/stream")
+    assert c._stream(_Raw(b"y" * 100), io.BytesIO(), 100, "/stream")[1] == 100
+    gh.add(302, location=f"{blob.url}/big2")
+    blob.add(200, b"x" * 10)
+    assert c.download("/big2", io.BytesIO(), limit=10)[1] == 10
 
 
 class _Raw:
@@ -339,3 +379,73 @@ def test_an_unreachable_host_fails_at_once():
     with pytest.raises(Unreachable, match=f"cannot reach 127.0.0.1:{port}"):
         c.request("GET", "/x")
     assert sleeps == [] and c.cost.requests == 0
+
+
+def test_a_timeout_is_retried(gh):
+    c, sleeps, lines = _client(gh, timeout=0.3)
+    gh.add(200, {"late": True}, x_test_delay=1.0)
+    gh.add(200, {"in": "time"})
+    assert c.request("GET", "/slow").json() == {"in": "time"}
+    assert len(sleeps) == 1 and "ReadTimeout" in lines[0] and c.cost.retries == 1
+
+
+def test_proxies_and_netrc_from_the_environment_are_ignored(gh, blob, monkeypatch):
+    """A proxy variable or a .netrc must not redirect the token elsewhere."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{dead}")
+    for name in ("NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    c, _, _ = _client(gh)
+    gh.add(200, {"direct": True})
+    assert c.request("GET", "/x").json() == {"direct": True}
+    gh.add(302, location=f"{blob.url}/b")
+    blob.add(200, b"ok")
+    assert c.download("/a", io.BytesIO())[1] == 2
+
+
+def test_a_download_is_retried_as_often_as_configured(gh, blob):
+    c, sleeps, _ = _client(gh, retries=2)
+    for _ in range(3):
+        gh.add(302, location=f"{blob.url}/x")
+    blob.add(500).add(500).add(200, b"third")
+    assert c.download("/a", io.BytesIO())[1] == 5 and len(sleeps) == 2
+    for _ in range(3):
+        gh.add(302, location=f"{blob.url}/x")
+    blob.add(500).add(500).add(500)
+    with pytest.raises(GitHubError, match=r"gave up after 3 tries \(download: blob host "
+                                          r"answered 500\)"):
+        c.download("/a", io.BytesIO())
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_every_redirect_status_leads_to_the_blob(gh, status, blob):
+    c, _, _ = _client(gh)
+    gh.add(status, location=f"{blob.url}/x")
+    blob.add(200, b"blob")
+    assert c.download("/a", io.BytesIO())[1] == 4
+    gh.add(status)  # no location: no redirect to follow
+    with pytest.raises(GitHubError, match=f"expected a redirect, got {status}"):
+        c.download("/a", io.BytesIO())
+
+
+def test_a_download_never_buffers_more_than_it_may_keep(gh, blob):
+    """The blob is streamed: past the limit the client hangs up, so a huge body without a
+    declared length is never read (or held in memory) whole."""
+    c, _, _ = _client(gh, limit=100)
+    huge = 256 * 1024 * 1024
+    gh.add(302, location=f"{blob.url}/huge")
+    blob.add(200, x_test_stream=huge)
+    with pytest.raises(TooLarge, match="more than the 100-byte limit"):
+        c.download("/huge", io.BytesIO())
+    assert blob.sent < huge // 4
+
+
+def test_the_blob_host_may_redirect_again(gh, blob):
+    c, _, _ = _client(gh)
+    gh.add(302, location=f"{blob.url}/first")
+    blob.add(307, location=f"{blob.url}/second").add(200, b"moved")
+    assert c.download("/a", io.BytesIO())[1] == 5
+    assert [p for _, p, _, _ in blob.seen] == ["/first", "/second"]

@@ -29,6 +29,7 @@ def test_annotations_and_statement_starts(tmp_path):
     spans = run.annotation_lines(src)
     assert spans == {(1, 9, 1, 19), (1, 29, 1, 39), (2, 7, 2, 16)}
     assert run._inside((1, 15), (1, 9, 1, 19)) and not run._inside((1, 21), (1, 9, 1, 19))
+    assert run.multiplications(src) == {(3, 20, 3, 25)}
     starts = run.statement_starts(src)
     assert starts[3] == 2 and starts[5] == 4 and starts[6] == 6 and starts[1] == 1
 

@@ -44,11 +44,15 @@ def test_lane_runs_fold_jobs_and_order_attempts():
     assert first["job_pks"] == (1, 3) and first["total"] == 12
     assert first["run_at"] == T0 and first["commit"] == "c1"
     assert first["run_url"] == "https://ci.example/10"
-    assert "attempt" not in runs.columns
+    assert list(runs.columns) == outcomes.LANE + ["vendor", "run_pk", "commit", "run_at",
+                                                  "job_pks", "total", "run_url"]
     # without attempts: time, then run
     plain = outcomes.lane_runs(jobs.drop(columns="attempt"))
     assert list(plain["run_pk"]) == [10, 11]
     assert list(outcomes.lane_runs(jobs.iloc[0:0]).columns)[-1] == "run_url"
+    # a job without a suite is still a lane run
+    blank = outcomes.lane_runs(pd.DataFrame([_job(1, 10, "amd", "mi300x", "c1", 0, suite=None)]))
+    assert list(blank["run_pk"]) == [10] and blank.iloc[0]["job_pks"] == (1,)
 
 
 def _alignment_jobs() -> pd.DataFrame:
@@ -73,6 +77,17 @@ def test_align_same_commit_then_nearest_within_the_window():
     assert near["amd_jobs"] == (2,) and near["amd_url"] == "https://ci.example/2"
     latest = outcomes.align(_alignment_jobs(), _ref)
     assert list(latest["amd_run_pk"]) == [2]
+    assert list(latest.columns) == outcomes.ALIGN_COLUMNS
+    # the default window is 72 hours, inclusive
+    far = pd.DataFrame([_job(1, 1, "amd", "mi300x", "c1", 72), _job(2, 2, "nvidia", "h100", "c0", 0)])
+    assert outcomes.align(far, _ref).iloc[0]["alignment"] == "nearest"
+    far.loc[0, "run_at"] += timedelta(minutes=30)
+    assert outcomes.align(far, _ref).iloc[0]["alignment"] == "none"
+    # lanes come out in order, whatever the order of the jobs
+    two = pd.DataFrame([_job(5, 5, "amd", "mi355x", "c1", 0), _job(1, 1, "amd", "mi300x", "c1", 0),
+                        _job(3, 3, "amd", "mi300x", "c1", 0, suite="a")])
+    assert list(zip(*[outcomes.align(two, _ref)[c] for c in ("suite", "amd_hardware")])) == [
+        ("a", "mi300x"), ("kernels", "mi300x"), ("kernels", "mi355x")]
 
 
 def test_align_window_is_inclusive_and_nothing_outside_it():
@@ -161,7 +176,8 @@ def test_contingency_counts_each_pair_of_outcomes():
                    ("passed", "failed"): 1, (None, "passed"): 1, ("passed", "skipped"): 1,
                    ("passed", None): 1, ("error", "passed"): 1}
     assert set(c["pair"]) == {0}
-    assert outcomes.contingency(_pairs(), _results(RESULTS).iloc[0:0]).empty
+    none = outcomes.contingency(_pairs(), _results(RESULTS).iloc[0:0])
+    assert none.empty and list(none.columns) == ["pair", "amd", "ref", "n"]
 
 
 def test_reduce_tests_keeps_the_worst_outcome_and_any_rerun():
@@ -179,7 +195,10 @@ def test_rollup_sums_suites():
     parity = outcomes.pass_rate_parity(_pairs(), _results(RESULTS + [
         (6, 1, "passed", 0, None, None), (5, 1, "failed", 0, None, None),
         (6, 2, "passed", 0, None, None), (5, 2, "passed", 0, None, None)]))
-    g = outcomes.rollup(parity).iloc[0]
+    rolled = outcomes.rollup(parity)
+    assert list(rolled.columns[:3]) == ["framework", "amd_hardware", "nvidia_hardware"]
+    assert list(rolled.index) == [0]
+    g = rolled.iloc[0]
     assert (g["suites"], g["denominator"], g["amd_passed"], g["amd_failed"]) == (2, 8, 3, 3)
     assert g["same_denominator_rate"] == pytest.approx(3 / 8)
     assert g["nvidia_rate"] == pytest.approx(7 / 8)
@@ -187,6 +206,8 @@ def test_rollup_sums_suites():
     assert g["staleness_h"] == 5.0 and g["amd_run_at"] == T0 + timedelta(hours=3)
     none = outcomes.rollup(parity.assign(denominator=0))
     assert math.isnan(none.iloc[0]["same_denominator_rate"])
+    one = outcomes.rollup(parity.iloc[:1].assign(denominator=1, amd_passed=1, nvidia_passed=1))
+    assert one.iloc[0]["same_denominator_rate"] == 1.0  # one test is a rate
     assert outcomes.rollup(parity.iloc[0:0]).empty
 
 
@@ -213,6 +234,7 @@ def test_matrix_names_both_outcomes_and_the_quadrant():
     assert (row["amd_skip_category"], row["amd_message"]) == ("vendor_amd", "no rocm")
     assert m[m["parity_id"] == 4].iloc[0]["nvidia_message"] == "cuda"
     assert list(m["quadrant"]) == sorted(m["quadrant"])  # one framework, hardware and suite
+    assert list(m.index) == list(range(len(m))) and "index" not in m.columns
     assert outcomes.test_matrix(_pairs().iloc[0:0], _results(RESULTS)).empty
 
 
@@ -230,7 +252,9 @@ def test_streaks_count_the_current_failures_and_passes():
                   (1, 2, "skipped", "c2", 0), (1, 3, "failed", "c3", 0),
                   (2, 0, "failed", "c0", 0), (2, 1, "passed", "c1", 0), (2, 2, "passed", "c2", 0),
                   (3, 0, "failed", "c0", 0), (3, 1, "failed", "c1", 0),
-                  (4, 0, "skipped", "c0", 0)])
+                  (4, 0, "skipped", "c0", 0),
+                  (5, 0, "passed", "c0", 0), (5, 1, "passed", "c1", 0), (5, 2, "passed", "c2", 0),
+                  (6, 0, "passed", "c0", 0), (6, 1, "failed", "c1", 0)])
     s = outcomes.streaks(h).set_index("parity_id")
     one = s.loc[1]
     assert (one["streak"], one["runs"], one["failures"], one["passing"]) == (3, 4, 3, 0)
@@ -242,6 +266,10 @@ def test_streaks_count_the_current_failures_and_passes():
     three = s.loc[3]
     assert (three["streak"], three["passing"], three["first_failing"]) == (2, 0, T0)
     assert 4 not in s.index  # never ran
+    five = s.loc[5]  # never failed: every run is a pass in a row
+    assert (five["streak"], five["passing"], five["runs"]) == (0, 3, 3)
+    six = s.loc[6]  # failing since the last run
+    assert (six["streak"], six["first_failing"]) == (1, T0 + timedelta(hours=1))
     assert outcomes.streaks(h.iloc[0:0]).empty
     assert outcomes.streaks(h[h["parity_id"] == 4]).empty
 
@@ -266,6 +294,16 @@ def test_flakiness_same_commit_mixes_reruns_and_vendors():
     n = rows[(1, "nvidia")]
     assert n.flip_rate == 1.0 and n.label == "shared"
     assert list(f["flip_rate"]) == sorted(f["flip_rate"], reverse=True)
+    # ties on flip rate and rerun passes: the test seen in more runs first
+    tie = _history([(6, 0, "passed", "c1", 1), (7, 0, "passed", "c1", 1), (7, 1, "passed", "c2", 0),
+                    (8, 0, "passed", "c1", 1), (8, 1, "passed", "c2", 1)])
+    tied = outcomes.flakiness(tie)
+    assert list(tied["parity_id"]) == [8, 7, 6] and list(tied["flip_rate"]) == [0.0] * 3
+    assert list(tied.columns) == list(f.columns) and list(tied.index) == [0, 1, 2]
+    # a missing rerun count is no rerun; a run without a commit mixes nothing
+    odd = _history([(9, 0, "passed", None, 1), (9, 1, "passed", None, None)])
+    got = outcomes.flakiness(odd).iloc[0]
+    assert (got["rerun_passes"], got["same_commit_mixed"]) == (1, 0)
     only_nv = outcomes.flakiness(nvidia)
     assert list(only_nv["label"]) == ["nvidia-only"]
     single = outcomes.flakiness(_history([(5, 0, "passed", "c1", 2)]))

@@ -112,6 +112,14 @@ def annotation_lines(path: Path) -> set[tuple[int, int, int, int]]:
     return spans
 
 
+def multiplications(path: Path) -> set[tuple[int, int, int, int]]:
+    """Spans of the real `*` operations: cosmic-ray also offers the bare `*` of a signature
+    (keyword-only arguments) as a multiplication to replace, which is no operation at all."""
+    return {(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset)
+            for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)}
+
+
 def _inside(pos: tuple[int, int], span: tuple[int, int, int, int]) -> bool:
     return (span[0], span[1]) <= tuple(pos) <= (span[2], span[3])
 
@@ -136,6 +144,7 @@ def filter_session(session: Path, module: Path, executed: set[int]) -> None:
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     spans = annotation_lines(module)
+    products = multiplications(module)
     starts = statement_starts(module)
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item in list(db.pending_work_items):
@@ -144,13 +153,28 @@ def filter_session(session: Path, module: Path, executed: set[int]) -> None:
             if any(_inside(start, s) for s in spans):
                 db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
                                                       output="type annotation"))
+            elif "ReplaceBinaryOperator_Mul_" in m.operator_name and not any(
+                    _inside(start, s) for s in products):
+                db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED,
+                                                      output="keyword-only marker"))
             elif m.start_pos[0] in starts and starts[m.start_pos[0]] not in executed:
                 db.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.NORMAL,
                                                       test_outcome=TestOutcome.SURVIVED,
                                                       output=NOT_RUN))
 
 
-def run_target(target: dict, src: Path, venv: Path, base: Path, ops: dict) -> Outcome:
+def _forget_survivors(session: Path) -> None:
+    """Make the session's survivors pending again."""
+    import sqlite3
+
+    db = sqlite3.connect(session)
+    db.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+    db.commit()
+    db.close()
+
+
+def run_target(target: dict, src: Path, venv: Path, base: Path, ops: dict,
+               resume: bool = False) -> Outcome:
     module, tests = target["module"], list(target["tests"])
     out = Outcome(module, tests)
     started = time.monotonic()
@@ -160,8 +184,10 @@ def run_target(target: dict, src: Path, venv: Path, base: Path, ops: dict) -> Ou
         return out
     name = Path(module).stem
     work = base / name
+    keep = base.parent / "sessions" / name  # outlives the worker's scratch folder
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    session = work / "session.sqlite"
     py = str(venv / "bin/python")
     pytest = [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -189,13 +215,24 @@ def run_target(target: dict, src: Path, venv: Path, base: Path, ops: dict) -> Ou
         "[cosmic-ray.distributor]\nname = \"local\"\n"
         "[cosmic-ray.filters.operators-filter]\n"
         f"exclude-operators = {json.dumps(ops['exclude-operators'])}\n")
-    session = work / "session.sqlite"
     cr = venv / "bin"
-    sh([str(cr / "cosmic-ray"), "init", str(config), str(session)], cwd=src, env=env)
-    sh([str(cr / "cr-filter-operators"), str(session), str(config)], cwd=src, env=env)
+    stamp = hashlib.sha256((src / module).read_bytes() + (HERE / "operators.toml").read_bytes()
+                           ).hexdigest()
+    if resume and (keep / "session.sqlite").exists() and (keep / "stamp").exists() and \
+            (keep / "stamp").read_text() == stamp:
+        # the same module and operators: keep the killed mutants (tests were only added),
+        # run the survivors again against the tests as they are now
+        shutil.copy(keep / "session.sqlite", session)
+        _forget_survivors(session)
+    else:
+        sh([str(cr / "cosmic-ray"), "init", str(config), str(session)], cwd=src, env=env)
+        sh([str(cr / "cr-filter-operators"), str(session), str(config)], cwd=src, env=env)
     sh([py, str(HERE / "run.py"), "--filter-session", str(session), str(src / module),
         ",".join(map(str, sorted(executed)))], cwd=src, env=env)
     sh([str(cr / "cosmic-ray"), "exec", str(config), str(session)], cwd=src, env=env)
+    keep.mkdir(parents=True, exist_ok=True)
+    shutil.copy(session, keep / "session.sqlite")
+    (keep / "stamp").write_text(stamp)
     collect(session, src / module, out)
     out.wall_s = time.monotonic() - started
     return out
@@ -288,6 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min", type=float, default=90.0, help="killed percent each target needs")
     ap.add_argument("--results", default=str(HERE / "RESULTS.md"),
                     help="where the figures go (only when every target ran)")
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse a target's last session when its module is unchanged: "
+                         "killed mutants stay killed, survivors run again (for iterating "
+                         "on tests; a fresh run gives the figures)")
     ap.add_argument("--filter-session", nargs=3, metavar=("SESSION", "MODULE", "LINES"),
                     help=argparse.SUPPRESS)  # internal: runs inside the scratch environment
     args = ap.parse_args(argv)
@@ -329,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         for t in queues[i]:
             print(f"[w{i}] {t['module']} ...", flush=True)
             try:
-                o = run_target(t, src, venv, base, ops)
+                o = run_target(t, src, venv, base, ops, resume=args.resume)
             except Exception as exc:  # noqa: BLE001
                 o = Outcome(t["module"], t["tests"], error=str(exc))
             results[t["module"]] = o
@@ -344,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     ordered = [results[t["module"]] for t in targets if t["module"] in results]
     text, ok = report(ordered, args.min, time.monotonic() - started)
     print(text)
-    if not args.target:
+    if not args.target and not args.resume:
         Path(args.results).write_text(text, encoding="utf-8")
     return 0 if ok else 1
 
