@@ -12,6 +12,7 @@ import os
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
@@ -126,7 +127,7 @@ def _zip_members(path: Path, settings: Settings, on_reject) -> Iterator[Blob]:
                 problem = f"member declares {info.file_size} bytes, over the limit"
             if problem is None and info.compress_size and \
                     info.file_size / info.compress_size > settings.max_compression_ratio:
-                problem = (f"compression ratio {info.file_size // max(info.compress_size, 1)}:1 "
+                problem = (f"compression ratio {info.file_size // info.compress_size}:1 "
                            f"looks like a zip bomb")
             total += info.file_size
             if problem is None and total > settings.max_archive_bytes:
@@ -139,15 +140,23 @@ def _zip_members(path: Path, settings: Settings, on_reject) -> Iterator[Blob]:
             except Rejected as exc:
                 on_reject(name, str(exc))
                 continue
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError) as exc:
                 on_reject(name, f"corrupt archive member: {exc}")
                 continue
-            mtime = datetime(*info.date_time) if info.date_time[0] >= 1980 else None
+            mtime = _member_time(info)
             blob = Blob(name=name, opener=_reopen(spool), size=size, mtime=mtime,
                         explicit=False, sha256=sha, archive_name=path.name)
             blob._cleanup.append(spool)
             yield blob
             blob.close()
+
+
+def _member_time(info: zipfile.ZipInfo) -> datetime | None:
+    """A member's DOS timestamp, or None where the archive zeroed it (month and day 0)."""
+    try:
+        return datetime(*info.date_time)
+    except ValueError:
+        return None
 
 
 def _spool(zf: zipfile.ZipFile, info: zipfile.ZipInfo, settings: Settings):

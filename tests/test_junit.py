@@ -184,3 +184,65 @@ def test_a_repeat_without_a_rerun_marker_is_two_executions_and_a_warning():
     assert r.meta["warnings"] == ["testcase Suite::Case appears more than once with no rerun "
                                   "marker; execution 2 is kept as Suite::Case#2, not counted "
                                   "as a rerun"]
+
+
+# -- edges found by mutation testing (tests/mutation) ------------------------------------------
+
+def _suite(cases: str, head: str = "") -> str:
+    return f'{head}<testsuite name="s">{cases}</testsuite>'
+
+
+def test_the_root_must_start_within_the_first_64_kib():
+    pad = lambda n: "<!--" + "p" * (n - 7) + "-->"  # noqa: E731 - a comment of n bytes
+    near = pad(64 * 1024 - 16)
+    assert parse(_suite('<testcase classname="a" name="t"/>', near))
+    far = pad(64 * 1024 + 16)
+    with pytest.raises(ParseError, match="no XML root element in the first 64 KiB"):
+        parse(_suite('<testcase classname="a" name="t"/>', far))
+
+
+def test_result_children_worst_first_and_the_first_of_equals():
+    t = parse(_suite('<testcase classname="a" name="t"><error message="e"/>'
+                     '<failure message="f"/></testcase>'))["a::t"]
+    assert (t.outcome, t.message) == ("failed", "f")  # a failure outranks an error
+    t = parse(_suite('<testcase classname="a" name="t"><skipped message="s"/>'
+                     '<skipped type="pytest.xfail" message="x"/></testcase>'))["a::t"]
+    assert t.outcome == "xfailed"  # an xfail outranks a plain skip
+    t = parse(_suite('<testcase classname="a" name="t"><failure message="first"/>'
+                     '<failure message="second"/></testcase>'))["a::t"]
+    assert t.message == "first"
+    # a child's text is its own, not the previous child's
+    t = parse(_suite('<testcase classname="a" name="t"><skipped message="s"/>'
+                     '<failure>the trace</failure></testcase>'))["a::t"]
+    assert (t.outcome, t.message) == ("failed", "the trace")
+
+
+def test_a_status_attribute_does_not_override_a_result_child():
+    t = parse(_suite('<testcase classname="a" name="t" status="skipped"><failure message="f"/>'
+                     '</testcase>'))["a::t"]
+    assert t.outcome == "failed"
+    t = parse(_suite('<testcase classname="a" name="u" status="skipped"/>'))["a::u"]
+    assert t.outcome == "skipped"
+
+
+def test_suite_properties_are_kept_bounded():
+    props = "".join(f'<property name="p{i:03}" value="{i}"/>' for i in range(201))
+    props += '<property value="nameless"/><property name="long" value="' + "v" * 600 + '"/>'
+    result = junit.parse(io.BytesIO(_suite(f'<properties>{props}</properties>'
+                                           '<testcase classname="a" name="t"/>').encode()))
+    bag = result.meta["properties"]
+    assert len(bag) == 200 and bag["p000"] == "0" and bag["p199"] == "199"
+    assert None not in bag and "long" not in bag  # past the 200th
+    few = junit.parse(io.BytesIO(_suite(
+        '<properties><property name="a" value="1"/><property name="b" value="' + "v" * 600
+        + '"/></properties>').encode())).meta["properties"]
+    assert few == {"a": "1", "b": "v" * 500}
+
+
+def test_an_attribute_past_libxml2_s_default_limit_parses():
+    """libxml2 refuses a value over 10 MB unless told otherwise (`huge_tree`); real reports
+    carry whole logs in a failure's message attribute."""
+    big = "o" * (10_000_000 + 1000)
+    t = parse(_suite(f'<testcase classname="a" name="t"><failure message="{big}"/>'
+                     '</testcase>'))["a::t"]
+    assert t.outcome == "failed" and t.message.startswith("ooo")

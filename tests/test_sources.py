@@ -45,7 +45,7 @@ def test_files_and_trees_in_a_stable_order(tmp_path):
     (tmp_path / "d" / "link.xml").symlink_to(tmp_path / "d" / "1.xml")
     single = tmp_path / "single.json"
     single.write_text("{}")
-    blobs, rejected = _expand([tmp_path / "d", single, tmp_path / "missing.xml"])
+    blobs, rejected = _expand([tmp_path / "missing.xml", tmp_path / "d", single])
     assert [(os.path.relpath(n, tmp_path), data, size, explicit)
             for n, data, size, _, explicit, _, _ in blobs] == [
         ("d/1.xml", b"one", 3, False), ("d/b/2.xml", b"two", 3, False),
@@ -69,6 +69,14 @@ def test_zip_members_are_spooled_hashed_and_dated(tmp_path):
     old = tmp_path / "old.zip"
     _zip(old, {"x.xml": b"x"}, date_time=(1980, 1, 1, 0, 0, 0))
     assert _expand([old])[0][0][5] == datetime(1980, 1, 1)
+    # a zeroed DOS timestamp (month and day 0) is no date, not a crash of the batch
+    data = bytearray(old.read_bytes())
+    for sig, offset in ((b"PK\x03\x04", 10), (b"PK\x01\x02", 12)):
+        at = data.index(sig) + offset
+        data[at:at + 4] = b"\0\0\0\0"
+    old.write_bytes(bytes(data))
+    (blob,), rejected = _expand([old])
+    assert blob[1] == b"x" and blob[5] is None and rejected == []
 
 
 def test_member_count_limit_is_exact(tmp_path):
@@ -111,6 +119,7 @@ def test_total_size_limit_is_exact_and_counts_earlier_members(tmp_path):
     ("/etc/passwd", "absolute path in archive"),
     ("\\windows\\x.xml", "absolute path in archive"),
     ("C:/x.xml", "absolute path in archive"),
+    ("C:", "absolute path in archive"),
     ("a/../../x.xml", "path traversal ('..') in archive member name"),
     ("a\\..\\x.xml", "path traversal ('..') in archive member name"),
 ])
@@ -139,6 +148,18 @@ def test_links_encrypted_and_directories(tmp_path):
         data[at] |= 0x1
     enc.write_bytes(bytes(data))
     assert _expand([enc])[1] == [(f"{enc}!s.xml", "encrypted archive member")]
+
+
+def test_a_corrupt_member_is_rejected_and_the_next_one_read(tmp_path):
+    z = tmp_path / "c.zip"
+    _zip(z, {"bad.xml": b"<a>" + b"q" * 5000 + b"</a>", "good.xml": b"<b/>"})
+    data = bytearray(z.read_bytes())
+    body = data.index(b"bad.xml") + len(b"bad.xml") + 20  # inside the deflated data
+    data[body:body + 8] = b"\xff" * 8
+    z.write_bytes(bytes(data))
+    blobs, rejected = _expand([z])
+    assert [n.split("!")[1] for n, *_ in blobs] == ["good.xml"]
+    assert rejected[0][0] == f"{z}!bad.xml" and rejected[0][1].startswith("corrupt archive member")
 
 
 def test_a_broken_archive_is_rejected_whole(tmp_path):
@@ -177,6 +198,8 @@ def test_the_real_size_limit_holds_when_a_reader_does_not():
     # a member with a zero compressed size still gets a limit above zero
     info.compress_size = 0
     sources._spool(_Lying(b"y" * 1026), info, settings)[0].close()
+    with pytest.raises(sources.Rejected):
+        sources._spool(_Lying(b"y" * 1027), info, settings)
 
 
 def test_a_spooled_member_reads_like_a_file_and_survives_close(tmp_path):
