@@ -128,3 +128,34 @@ def test_pairs_come_from_every_view_and_are_sorted():
     none = headline(_parity([]).reindex(columns=["framework", "amd_hardware",
                                                  "nvidia_hardware"]), JOBS, EMPTY, EMPTY, EMPTY)
     assert none.empty and list(none.columns) == COLUMNS
+
+
+def test_each_pair_counts_only_its_own_rows():
+    jobs = _jobs([("vllm", "h100", "kernels", 1), ("vllm", "mi300x", "kernels", 1),
+                  ("vllm", "mi355x", "kernels", 4), ("sglang", "h100", "kernels", 2),
+                  ("sglang", "mi300x", "kernels", 2)])
+    parity = _parity([
+        ("vllm", "mi300x", "h100", "kernels", 1, 1, 0, "same-commit", T1),
+        ("vllm", "mi355x", "h100", "kernels", 4, 1, 4, "same-commit", T1),
+        ("vllm", "mi300x", "b200", "kernels", 9, 9, 9, "same-commit", T1),
+        ("sglang", "mi300x", "h100", "kernels", 2, 0, 2, "same-commit", T1),
+    ])
+    perf = pd.concat([_perf([("output_throughput", 0.5)]),
+                      _perf([("output_throughput", 0.9)]).assign(amd_hardware="mi355x"),
+                      _perf([("output_throughput", 1.5)]).assign(nvidia_hardware="b200"),
+                      _perf([("output_throughput", 2.0)]).assign(framework="sglang")])
+    acc = pd.concat([_acc([(0.1, False)]), _acc([(0.3, True)]).assign(amd_hardware="mi355x"),
+                     _acc([(0.5, True)]).assign(nvidia_hardware="b200"),
+                     _acc([(0.7, True)]).assign(framework="sglang")])
+    h = headline(parity, jobs, perf, acc, EMPTY).set_index(
+        ["framework", "amd_hardware", "nvidia_hardware"])
+    r = h.loc[("vllm", "mi300x", "h100")]
+    # one test is a rate, and a job that ran one test ran tests
+    assert r["same_denominator_rate"] == 1.0 and r["nvidia_rate"] == 0.0
+    assert (r["suites_tested"], r["suites_reference"]) == (1, 1)
+    assert (r["perf_ratio"], r["accuracy_diff"], r["cliffs"]) == (0.5, 0.1, 0)
+    assert h.loc[("vllm", "mi355x", "h100")]["same_denominator_rate"] == 0.25
+    assert h.loc[("vllm", "mi355x", "h100")]["perf_ratio"] == 0.9
+    assert h.loc[("vllm", "mi300x", "b200")]["accuracy_diff"] == 0.5
+    assert h.loc[("sglang", "mi300x", "h100")]["same_denominator_rate"] == 0.0
+    assert h.loc[("sglang", "mi300x", "h100")]["perf_ratio"] == 2.0

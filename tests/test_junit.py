@@ -246,3 +246,64 @@ def test_an_attribute_past_libxml2_s_default_limit_parses():
     t = parse(_suite(f'<testcase classname="a" name="t"><failure message="{big}"/>'
                      '</testcase>'))["a::t"]
     assert t.outcome == "failed" and t.message.startswith("ooo")
+
+
+@pytest.mark.parametrize("low, high, expected", [
+    ('<skipped message="s"/>', '<skipped type="pytest.xfail" message="x"/>', "xfailed"),
+    ('<skipped type="pytest.xfail" message="x"/>',
+     '<skipped message="xfail-marked test passes unexpectedly"/>', "xpassed"),
+    ('<skipped message="xfail-marked test passes unexpectedly"/>', '<error message="e"/>',
+     "error"),
+    ('<error message="e"/>', '<failure message="f"/>', "failed"),
+])
+def test_each_rank_outranks_the_one_below(low, high, expected):
+    for first, second in ((low, high), (high, low)):
+        t = parse(_suite(f'<testcase classname="a" name="t">{first}{second}</testcase>'))["a::t"]
+        assert t.outcome == expected
+
+
+def test_text_delivered_in_pieces_is_kept_whole():
+    """The parser hands text over in pieces around entities; the message is all of them."""
+    t = parse(_suite('<testcase classname="a" name="t"><failure>   &amp; real message'
+                     '</failure></testcase>'))["a::t"]
+    assert t.message == "& real message"
+
+
+def test_a_declaration_after_the_root_started_is_content_not_a_prolog():
+    t = parse(_suite('<!-- mentions <!DOCTYPE x> and <!ENTITY y> --><testcase classname="a" '
+                     'name="t"/>'))
+    assert list(t) == ["a::t"]
+
+
+def test_malformed_xml_names_the_parser_s_reason():
+    with pytest.raises(ParseError) as e:
+        parse('<testsuite name="s"><testcase classname="a" name="t"></testsuite>')
+    assert str(e.value) == ("malformed XML: Opening and ending tag mismatch: testcase line 1 "
+                            "and testsuite, line 1, column 66")  # not lxml's "(<string>, …)"
+
+
+def test_nameless_testcases_and_unreadable_times():
+    got = parse(_suite('<testcase classname="a"/><testcase/><testcase classname="b" name="t" '
+                       'time="abc"/>'))
+    assert sorted(got) == ["a::", "b::t"]
+    assert got["b::t"].duration_s is None
+
+
+def test_a_repeated_testcase_merges_only_a_failed_call_with_its_teardown_error():
+    got = parse(_suite('<testcase classname="a" name="t"/>'
+                       '<testcase classname="a" name="t"><error message="failed on teardown of t"/>'
+                       '</testcase>'))
+    assert sorted(got) == ["a::t", "a::t#2"]  # a pass and a teardown error: two executions
+    got = parse(_suite('<testcase classname="a" name="t"><failure message="f"/></testcase>'
+                       '<testcase classname="a" name="t"><error message="failed on teardown of t"/>'
+                       '</testcase>'))
+    assert list(got) == ["a::t"] and got["a::t"].outcome == "failed"
+
+
+def test_xmlrunner_subtests_of_equal_rank_keep_the_later():
+    got = parse(_suite(
+        '<testcase classname="a" name="t" timestamp="2026-11-01T00:00:00">'
+        '<failure message="first"/></testcase>'
+        '<testcase classname="a" name="t" timestamp="2026-11-01T00:00:01">'
+        '<failure message="second"/></testcase>'))
+    assert got["a::t"].message == "second"
