@@ -307,3 +307,12 @@ def test_xmlrunner_subtests_of_equal_rank_keep_the_later():
         '<testcase classname="a" name="t" timestamp="2026-11-01T00:00:01">'
         '<failure message="second"/></testcase>'))
     assert got["a::t"].message == "second"
+
+
+def test_an_empty_testsuites_root_is_a_report_and_only_suite_properties_count():
+    assert junit.parse(io.BytesIO(b"<testsuites/>")).tests == []
+    result = junit.parse(io.BytesIO(
+        b'<testsuites><properties><property name="root" value="r"/></properties>'
+        b'<testsuite name="s"><properties><other name="o" value="x"/>'
+        b'<property name="p" value="1"/></properties></testsuite></testsuites>'))
+    assert result.meta["properties"] == {"p": "1"}

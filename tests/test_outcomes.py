@@ -299,7 +299,10 @@ def test_flakiness_same_commit_mixes_reruns_and_vendors():
                     (8, 0, "passed", "c1", 1), (8, 1, "passed", "c2", 1)])
     tied = outcomes.flakiness(tie)
     assert list(tied["parity_id"]) == [8, 7, 6] and list(tied["flip_rate"]) == [0.0] * 3
-    assert list(tied.columns) == list(f.columns) and list(tied.index) == [0, 1, 2]
+    assert list(tied.columns) == [
+        "framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",
+        "failures", "rerun_passes", "same_commit_mixed", "flip_rate", "fail_rate", "fail_lo",
+        "fail_hi", "last_seen"] and list(tied.index) == [0, 1, 2]
     # a missing rerun count is no rerun; a run without a commit mixes nothing
     odd = _history([(9, 0, "passed", None, 1), (9, 1, "passed", None, None)])
     got = outcomes.flakiness(odd).iloc[0]

@@ -175,3 +175,14 @@ def test_a_demo_build_leaves_planner_statistics_on_postgresql(pg_engine):
             "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
             "WHERE relname = 'test_result'")).scalar()
     assert analysed
+
+
+def test_deriving_state_reports_progress_every_2000_jobs(sqlite_engine):
+    """A rebuild of a big store says how far it got: one line per 50 chunks of 40 jobs."""
+    upgrade(sqlite_engine)
+    lines: list[str] = []
+    assert state._fill(sqlite_engine, list(range(1, 4011)), lines.append) == 0  # no results
+    assert lines == ["state: 2,000/4,010 jobs", "state: 4,000/4,010 jobs"]
+    lines.clear()
+    state._fill(sqlite_engine, list(range(1, 1961)), lines.append)  # 49 chunks
+    assert lines == []

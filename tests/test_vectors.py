@@ -81,3 +81,15 @@ def test_aliases_map_vendor_spellings_to_their_parity_id():
     plain = _v([1, 7], ["passed", "passed"])
     assert vec.remap(plain, aliases) is plain and vec.remap(v, None) is v
     assert vec.remap(vec.EMPTY, aliases) is vec.EMPTY
+
+
+def test_vectors_are_immutable_and_empty_is_empty():
+    import dataclasses
+
+    import pytest
+
+    v = _v([1], ["passed"])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.ids = np.array([2], np.int64)
+    assert vec.EMPTY.to_bytes() == (b"", b"", b"", b"")
+    assert [len(getattr(vec.EMPTY, f)) for f in ("ids", "outcomes", "skips", "reruns")] == [0] * 4
