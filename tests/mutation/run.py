@@ -235,7 +235,31 @@ def run_target(target: dict, src: Path, venv: Path, base: Path, ops: dict,
     (keep / "stamp").write_text(stamp)
     collect(session, src / module, out)
     out.wall_s = time.monotonic() - started
+    (keep / "times.json").write_text(json.dumps({"baseline_s": out.baseline_s,
+                                                 "wall_s": out.wall_s, "resumed": resume}))
     return out
+
+
+def from_sessions(targets: list[dict], workdir: Path) -> list[Outcome]:
+    """The outcomes the kept sessions hold (`--report`), for modules still as they were."""
+    outcomes = []
+    for t in targets:
+        keep = workdir / "sessions" / Path(t["module"]).stem
+        o = Outcome(t["module"], t["tests"])
+        if not (keep / "session.sqlite").exists():
+            o.error = "no session kept; run it first"
+        else:
+            stamp = hashlib.sha256((ROOT / t["module"]).read_bytes()
+                                   + (HERE / "operators.toml").read_bytes()).hexdigest()
+            if (keep / "stamp").read_text() != stamp:
+                o.error = "the module changed since its session; run it again"
+            else:
+                collect(keep / "session.sqlite", ROOT / t["module"], o)
+                times = json.loads((keep / "times.json").read_text()) if (
+                    keep / "times.json").exists() else {}
+                o.baseline_s = times.get("baseline_s", 0.0)
+        outcomes.append(o)
+    return outcomes
 
 
 def collect(session: Path, module_file: Path, out: Outcome) -> None:
@@ -276,14 +300,16 @@ def explanations() -> set[tuple[str, str, str]]:
             for m in map(EXPLAINED.match, text.splitlines()) if m}
 
 
-def report(outcomes: list[Outcome], minimum: float, wall: float) -> tuple[str, bool]:
+def report(outcomes: list[Outcome], minimum: float, wall: float, how: str = ""
+           ) -> tuple[str, bool]:
     known = explanations()
     ok = True
     commit = sh(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=False).stdout.strip()
     dirty = bool(sh(["git", "status", "--porcelain"], cwd=ROOT, check=False).stdout.strip())
-    lines = [f"# Mutation testing: last run", "",
-             f"`make mutate` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit "
-             f"{commit}{' with uncommitted changes' if dirty else ''}, {wall / 60:.0f} min. "
+    source = how or f"`make mutate`, {wall / 60:.0f} min"
+    lines = ["# Mutation testing: last run", "",
+             f"{source}; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, commit "
+             f"{commit}{' with uncommitted changes' if dirty else ''}. "
              f"Operators: tests/mutation/operators.toml; tests per module: "
              f"tests/mutation/targets.toml; survivors' explanations: survivors.md.", "",
              "| module | mutants | killed | survived (run) | survived (line never run) | "
@@ -303,7 +329,7 @@ def report(outcomes: list[Outcome], minimum: float, wall: float) -> tuple[str, b
         lines.append(f"| `{o.module}` | {o.counted} | {o.killed} | {len(o.survived)} | "
                      f"{len(o.not_executed)} | {o.score:.1f} | "
                      f"{len(survivors) - len(unexplained)} | {len(unexplained)} | "
-                     f"{o.baseline_s:.1f} |")
+                     f"{f'{o.baseline_s:.1f}' if o.baseline_s else ''} |")
     total = [o for o in outcomes if not o.error]
     killed, counted = sum(o.killed for o in total), sum(o.counted for o in total)
     lines += ["", f"All: {killed} of {counted} mutants killed "
@@ -329,6 +355,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="reuse a target's last session when its module is unchanged: "
                          "killed mutants stay killed, survivors run again (for iterating "
                          "on tests; a fresh run gives the figures)")
+    ap.add_argument("--report", action="store_true",
+                    help="run nothing: report the kept sessions (of modules unchanged since) "
+                         "and write --results")
     ap.add_argument("--filter-session", nargs=3, metavar=("SESSION", "MODULE", "LINES"),
                     help=argparse.SUPPRESS)  # internal: runs inside the scratch environment
     args = ap.parse_args(argv)
@@ -346,7 +375,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ERROR unknown target(s): {', '.join(sorted(unknown))}", file=sys.stderr)
             return 2
     ops = tomllib.loads((HERE / "operators.toml").read_text())
-    workdir = Path(args.workdir)
+    workdir = Path(args.workdir).resolve()
+    if args.report:
+        text, ok = report(from_sessions(targets, workdir), args.min, 0.0,
+                          how="the kept sessions (`--report`): killed mutants from their full "
+                              "run, survivors re-run with `--resume` against the tests as "
+                              "committed")
+        print(text)
+        Path(args.results).write_text(text, encoding="utf-8")
+        return 0 if ok else 1
     jobs = max(1, min(args.jobs, len(targets)))
     # the largest modules first, each to the worker with the least work so far
     queues: list[list[dict]] = [[] for _ in range(jobs)]
