@@ -316,3 +316,15 @@ def test_an_empty_testsuites_root_is_a_report_and_only_suite_properties_count():
         b'<testsuite name="s"><properties><other name="o" value="x"/>'
         b'<property name="p" value="1"/></properties></testsuite></testsuites>'))
     assert result.meta["properties"] == {"p": "1"}
+
+
+def test_a_result_child_keeps_at_most_64_kib_of_text():
+    """A skip without a message takes its reason from the text: kept to the cap exactly,
+    however the parser cuts the text into pieces."""
+    for text in ("r" * 100_000, "r" * 40_000 + "&amp;" + "r" * 40_000):
+        t = parse(_suite(f'<testcase classname="a" name="t"><skipped>{text}</skipped>'
+                         '</testcase>'))["a::t"]
+        assert t.outcome == "skipped" and len(t.skip_reason) == 64 * 1024
+    t = parse(_suite('<testcase classname="a" name="t"><skipped>' + "r" * (64 * 1024)
+                     + '</skipped></testcase>'))["a::t"]
+    assert len(t.skip_reason) == 64 * 1024

@@ -169,8 +169,9 @@ class _Reader:
 
     def data(self, text: str) -> None:
         if self.text is not None and self.text_size < TEXT_CAP:
-            self.text.append(text)
-            self.text_size += len(text)
+            piece = text[:TEXT_CAP - self.text_size]  # the parser may hand over any length
+            self.text.append(piece)
+            self.text_size += len(piece)
 
     def end(self, tag: str) -> None:
         if self.case is not None:
