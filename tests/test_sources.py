@@ -66,6 +66,7 @@ def test_zip_members_are_spooled_hashed_and_dated(tmp_path):
         ("r/two.xml", 400, hashlib.sha256(b"<b/>" * 100).hexdigest(), "a.zip")]
     assert blobs[0][5] == datetime(2026, 11, 1, 2, 3, 4)
     assert all(n.startswith(f"{z}!") for n, *_ in blobs)
+    assert [explicit for *_, explicit, _, _ in blobs] == [False, False]  # members are found
     old = tmp_path / "old.zip"
     _zip(old, {"x.xml": b"x"}, date_time=(1980, 1, 1, 0, 0, 0))
     assert _expand([old])[0][0][5] == datetime(1980, 1, 1)
@@ -105,6 +106,13 @@ def test_compression_ratio_limit_is_exact(tmp_path):
     assert blobs == [] and rejected == [
         (f"{z}!big.xml", f"compression ratio {info.file_size // info.compress_size}:1 looks "
                          f"like a zip bomb")]
+
+
+def test_a_ratio_equal_to_the_limit_passes(tmp_path):
+    z = tmp_path / "stored.zip"
+    with zipfile.ZipFile(z, "w", compression=zipfile.ZIP_STORED) as f:
+        f.writestr("s.xml", b"s" * 1000)  # stored: exactly 1:1
+    assert len(_expand([z], replace(BASE, max_compression_ratio=1))[0]) == 1
 
 
 def test_total_size_limit_is_exact_and_counts_earlier_members(tmp_path):
@@ -216,8 +224,9 @@ def test_a_spooled_member_reads_like_a_file_and_survives_close(tmp_path):
         view.close()
         again = blob.opener()  # a second open starts at the beginning
         assert io.BufferedReader(again).read() == b"0123456789"
-        assert blob._cleanup
-    assert blob._cleanup == []  # closed once the next member was asked for
+        (spool,) = blob._cleanup
+        assert not spool.closed
+    assert blob._cleanup == [] and spool.closed  # closed once the next member was asked for
 
 
 def test_file_sha256_includes_what_was_already_read():
