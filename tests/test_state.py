@@ -44,18 +44,6 @@ def write(engine, result: ParseResult, sha: str, job: str = "j1") -> None:
         Writer(vocabulary()).write(conn, result, prov, art)
 
 
-def test_demo_history_state_equals_a_rebuild(engine):
-    demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
-    kept = snapshot(engine)
-    with engine.connect() as conn:
-        jobs_with_tests = conn.execute(text(
-            "SELECT COUNT(DISTINCT job_pk) FROM test_result")).scalar()
-        results = conn.execute(text("SELECT COUNT(*) FROM test_result")).scalar()
-    assert len(kept) == jobs_with_tests and sum(v[0] for v in kept.values()) == results
-    assert state.rebuild(engine) == jobs_with_tests
-    assert snapshot(engine) == kept
-
-
 def test_repeated_tests_and_shards_reduce_to_the_worst_outcome(engine):
     upgrade(engine)
     write(engine, report({"a": "passed", "b": "skipped", "c": "passed", "e": "skipped"},
@@ -125,6 +113,28 @@ def test_views_on_an_older_store_say_to_upgrade(sqlite_engine):
         frames.pass_rate_parity(sqlite_engine)
 
 
+def test_deriving_state_reports_progress_every_2000_jobs(sqlite_engine):
+    """A rebuild of a big store says how far it got: one line per 50 chunks of 40 jobs."""
+    upgrade(sqlite_engine)
+    lines: list[str] = []
+    assert state._fill(sqlite_engine, list(range(1, 4011)), lines.append) == 0  # no results
+    assert lines == ["state: 2,000/4,010 jobs", "state: 4,000/4,010 jobs"]
+    lines.clear()
+    state._fill(sqlite_engine, list(range(1, 1961)), lines.append)  # 49 chunks
+    assert lines == []
+
+def test_demo_history_state_equals_a_rebuild(engine):
+    demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
+    kept = snapshot(engine)
+    with engine.connect() as conn:
+        jobs_with_tests = conn.execute(text(
+            "SELECT COUNT(DISTINCT job_pk) FROM test_result")).scalar()
+        results = conn.execute(text("SELECT COUNT(*) FROM test_result")).scalar()
+    assert len(kept) == jobs_with_tests and sum(v[0] for v in kept.values()) == results
+    assert state.rebuild(engine) == jobs_with_tests
+    assert snapshot(engine) == kept
+
+
 def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tmp_path):
     """SIGKILL a `parity demo` mid-build: the store holds whole nights only, its state equals
     a rebuild from the raw rows, and building again completes the same history."""
@@ -175,14 +185,3 @@ def test_a_demo_build_leaves_planner_statistics_on_postgresql(pg_engine):
             "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
             "WHERE relname = 'test_result'")).scalar()
     assert analysed
-
-
-def test_deriving_state_reports_progress_every_2000_jobs(sqlite_engine):
-    """A rebuild of a big store says how far it got: one line per 50 chunks of 40 jobs."""
-    upgrade(sqlite_engine)
-    lines: list[str] = []
-    assert state._fill(sqlite_engine, list(range(1, 4011)), lines.append) == 0  # no results
-    assert lines == ["state: 2,000/4,010 jobs", "state: 4,000/4,010 jobs"]
-    lines.clear()
-    state._fill(sqlite_engine, list(range(1, 1961)), lines.append)  # 49 chunks
-    assert lines == []
