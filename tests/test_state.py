@@ -123,6 +123,23 @@ def test_deriving_state_reports_progress_every_2000_jobs(sqlite_engine):
     state._fill(sqlite_engine, list(range(1, 1961)), lines.append)  # 49 chunks
     assert lines == []
 
+
+def test_a_rebuild_drops_vectors_of_deleted_results_but_keeps_pruned_ones(sqlite_engine):
+    """A job whose results are gone loses its vector on rebuild, unless retention pruned
+    it (then the vector is the record of its rows), whatever other jobs were pruned."""
+    upgrade(sqlite_engine)
+    write(sqlite_engine, report({"a": "passed"}), "s1", job="pruned")
+    write(sqlite_engine, report({"b": "failed"}), "s2", job="deleted")
+    write(sqlite_engine, report({"c": "passed"}), "s3", job="kept")
+    with sqlite_engine.begin() as conn:
+        jobs = dict(conn.execute(text("SELECT job_id, id FROM ci_job")).all())
+        conn.execute(text("UPDATE ci_job SET raw_pruned_at = '2026-11-30' WHERE id = :j"),
+                     {"j": jobs["pruned"]})
+        conn.execute(text("DELETE FROM test_result WHERE job_pk IN (:a, :b)"),
+                     {"a": jobs["pruned"], "b": jobs["deleted"]})
+    state.rebuild(sqlite_engine)
+    assert set(snapshot(sqlite_engine)) == {jobs["pruned"], jobs["kept"]}
+
 def test_demo_history_state_equals_a_rebuild(engine):
     demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
     kept = snapshot(engine)
