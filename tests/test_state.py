@@ -140,6 +140,19 @@ def test_a_rebuild_drops_vectors_of_deleted_results_but_keeps_pruned_ones(sqlite
     state.rebuild(sqlite_engine)
     assert set(snapshot(sqlite_engine)) == {jobs["pruned"], jobs["kept"]}
 
+
+def test_complete_derives_only_the_missing_vectors(sqlite_engine):
+    upgrade(sqlite_engine)
+    write(sqlite_engine, report({"a": "passed"}), "s1", job="one")
+    write(sqlite_engine, report({"b": "failed"}), "s2", job="two")
+    kept = snapshot(sqlite_engine)
+    first = min(kept)
+    with sqlite_engine.begin() as conn:
+        conn.execute(text("DELETE FROM job_outcome WHERE job_pk = :j"), {"j": first})
+    assert state.complete(sqlite_engine) == 1
+    assert snapshot(sqlite_engine) == kept
+    assert state.complete(sqlite_engine) == 0  # nothing missing: nothing derived
+
 def test_demo_history_state_equals_a_rebuild(engine):
     demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
     kept = snapshot(engine)
