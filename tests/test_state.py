@@ -141,6 +141,24 @@ def test_a_rebuild_drops_vectors_of_deleted_results_but_keeps_pruned_ones(sqlite
     assert set(snapshot(sqlite_engine)) == {jobs["pruned"], jobs["kept"]}
 
 
+def test_only_jobs_that_hold_results_are_derived(sqlite_engine):
+    """A rebuild visits the jobs that have result rows, not every job: a job whose results
+    were deleted (or that never had any) is left out, and one retention pruned too."""
+    upgrade(sqlite_engine)
+    write(sqlite_engine, report({"a": "passed"}), "s1", job="empty")
+    write(sqlite_engine, report({"b": "failed"}), "s2", job="full")
+    write(sqlite_engine, report({"c": "passed"}), "s3", job="pruned")
+    with sqlite_engine.begin() as conn:
+        jobs = dict(conn.execute(text("SELECT job_id, id FROM ci_job")).all())
+        conn.execute(text("DELETE FROM test_result WHERE job_pk = :j"), {"j": jobs["empty"]})
+        conn.execute(text("UPDATE ci_job SET raw_pruned_at = '2026-11-30' WHERE id = :j"),
+                     {"j": jobs["pruned"]})
+        conn.execute(text("DELETE FROM job_outcome"))
+    with sqlite_engine.connect() as conn:
+        assert state._jobs_with_results(conn) == [jobs["full"]]
+        assert state._jobs_with_results(conn, without_vector=True) == [jobs["full"]]
+
+
 def test_complete_derives_only_the_missing_vectors(sqlite_engine):
     upgrade(sqlite_engine)
     write(sqlite_engine, report({"a": "passed"}), "s1", job="one")
