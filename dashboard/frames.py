@@ -110,13 +110,6 @@ def _pair_jobs(aligned: pd.DataFrame) -> list[int]:
     return [j for col in ("amd_jobs", "ref_jobs") for js in aligned[col] for j in js]
 
 
-def _pairs(store, framework, suite, hardware, since, until, week, pairs, latest,
-           align_hours) -> tuple[pd.DataFrame, pd.DataFrame]:
-    aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, latest,
-                       align_hours)
-    return aligned, tables.results(tables.open_store(store), _pair_jobs(aligned))
-
-
 def _in(df: pd.DataFrame, when: Period, column: str = "run_at") -> pd.DataFrame:
     if when.start is not None:
         df = df[df[column] >= when.start]
@@ -139,7 +132,8 @@ def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suit
     return outcomes.rollup(out) if by == "hardware" else out
 
 
-AMD_FAILING = {"amd-only fail", "both fail"}  # quadrants whose tests fail on AMD
+# a quadrant narrower than this reads its tests' messages by key, else all of the jobs'
+FEW_TESTS = 5_000
 
 
 def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
@@ -147,22 +141,21 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
                 align_hours: int = 72) -> pd.DataFrame:
     """Every test of each lane's latest aligned run pair with both outcomes and its quadrant
     (both pass, amd-only fail, nvidia-only fail, both fail, amd-only skip, …)."""
-    wanted = set(_names(quadrant) or ())
-    if wanted and wanted <= AMD_FAILING:  # only tests failing on AMD: find them first
-        aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
-                           align_hours)
-        engine = tables.open_store(store)
-        amd_jobs = [j for js in aligned["amd_jobs"] for j in js]
-        failing = tables.notable(engine, amd_jobs)
-        failing = failing.loc[failing["outcome"].isin(outcomes.FAILED), "parity_id"].unique()
-        results = tables.results(engine, _pair_jobs(aligned), failing)
-    else:
-        aligned, results = _pairs(store, framework, suite, hardware, since, until, week, pairs,
-                                  True, align_hours)
-    out = outcomes.test_matrix(aligned, results)
-    if quadrant:
-        out = out[out["quadrant"].isin(_names(quadrant))].reset_index(drop=True)
-    return out
+    aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
+                       align_hours)
+    engine = tables.open_store(store)
+    codes = tables.pair_tests(engine, _sides(aligned))
+    wanted = _names(quadrant)
+    few = None  # the tests whose messages to read, when a quadrant narrows them enough
+    if wanted:
+        codes = codes[np.isin(outcomes.quadrants(codes["amd"], codes["ref"], tables.ABSENT),
+                              wanted)]
+        if codes["parity_id"].nunique() <= FEW_TESTS:
+            few = codes["parity_id"].unique()
+    keys = tables.parity_keys(engine, codes["parity_id"].unique())
+    messages = tables.messages(engine, _pair_jobs(aligned), few)
+    return outcomes.test_matrix(aligned, sides=outcomes.matrix_sides(
+        aligned, codes, keys, messages, tables.ABSENT))
 
 
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,

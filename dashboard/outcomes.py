@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 
 from parity.dashboard.intervals import wilson
-from parity.db.vectors import OUTCOMES
+from parity.db.vectors import OUTCOMES, SKIPS, names
 
 LANE = ["framework", "suite", "hardware"]
 # worst first: a test that errored in one shard and passed in another errored (the order the
@@ -229,20 +230,63 @@ def quadrant(amd: str | None, ref: str | None) -> str:
     return "other"
 
 
-def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
-    """Each test of each aligned pair with both outcomes and its quadrant."""
+def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
+    """`quadrant` of each pair of outcome codes (`OUTCOMES` order, `absent` where a side did
+    not run the test), through a table of every combination."""
+    vocab = list(OUTCOMES) + ["other", None]  # a code past the vocabulary, then absent
+    table = np.array([[quadrant(a, r) for r in vocab] for a in vocab], dtype=object)
+
+    def index(codes):
+        c = np.asarray(codes, dtype=np.int64)
+        return np.where(c == absent, len(vocab) - 1, np.minimum(c, len(OUTCOMES)))
+
+    return table[index(amd), index(ref)]
+
+
+def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
+                 messages: pd.DataFrame, absent: int) -> pd.DataFrame:
+    """`_side_outcomes` from the per-pair outcome codes (columns pair, parity_id, amd, ref,
+    amd_skip, ref_skip), the tests' parity keys and the rows that carry a message (job_pk,
+    parity_id, outcome, message): each side's message is that of its worst row with one, as
+    `reduce_tests` picks it; the skip category is that of the row the outcome came from."""
+    out = codes[["pair", "parity_id"]].copy()
+    for side, name in (("amd", "amd"), ("ref", "ref")):
+        c = codes[side].to_numpy()
+        out[f"{name}_outcome"] = np.where(c == absent, None, names(c, OUTCOMES))
+        skip = names(codes[f"{side}_skip"].to_numpy(), SKIPS)
+        out[f"{name}_skip_category"] = np.where(c == absent, None, skip)
+    owner = [(j, i, side) for i, p in enumerate(pairs.itertuples())
+             for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in jobs]
+    own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])
+    m = messages.merge(own, on="job_pk")
+    m = m.assign(rank=m["outcome"].map(RANK).fillna(len(OUTCOMES))) \
+        .sort_values("rank", kind="stable") \
+        .drop_duplicates(["pair", "side", "parity_id"])
+    for side in ("amd", "ref"):
+        mine = m.loc[m["side"] == side, ["pair", "parity_id", "message"]]
+        out = out.merge(mine.rename(columns={"message": f"{side}_message"}),
+                        on=["pair", "parity_id"], how="left")
+    return out.merge(keys, on="parity_id", how="left")
+
+
+def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
+                sides: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each test of each aligned pair with both outcomes and its quadrant, from the raw
+    `results` of the pairs' jobs or from their `sides` already reduced (`matrix_sides`)."""
     cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "parity_id",
             "amd_outcome", "nvidia_outcome", "quadrant", "amd_message", "nvidia_message",
             "amd_skip_category", "amd_commit", "amd_run_at"]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
-    wide = _side_outcomes(pairs, results)
+    wide = _side_outcomes(pairs, results) if sides is None else sides
     meta = pairs[["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_commit",
                   "amd_run_at"]].reset_index(drop=True)
     wide = wide.merge(meta, left_on="pair", right_index=True)
     amd = wide["amd_outcome"].astype(object).where(wide["amd_outcome"].notna(), None)
     ref = wide["ref_outcome"].astype(object).where(wide["ref_outcome"].notna(), None)
-    wide["quadrant"] = [quadrant(a, r) for a, r in zip(amd, ref)]
+    both = list(zip(amd, ref))
+    named = {k: quadrant(*k) for k in set(both)}  # a few distinct pairs among many tests
+    wide["quadrant"] = [named[k] for k in both]
     wide = wide.rename(columns={"ref_outcome": "nvidia_outcome", "ref_message": "nvidia_message"})
     return wide[cols].sort_values(["framework", "amd_hardware", "suite", "quadrant",
                                    "parity_key"]).reset_index(drop=True)

@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
+import sqlite3
 from contextvars import ContextVar
 from typing import Iterable, Sequence
 
@@ -39,8 +40,10 @@ from parity.db.models import (
     TestResult,
     TestSummary,
 )
+from parity.db.store import dbapi_cursor
 
 Store = Engine | str | Path | None
+ABSENT = 255  # the outcome code of a test a side did not run (`pair_tests`)
 # whether the views read untrusted runs too (forks, pull_request_target chains, branches no
 # source follows); `frames` sets it for one call when asked with include_untrusted=True
 INCLUDE_UNTRUSTED: ContextVar[bool] = ContextVar("parity_include_untrusted", default=False)
@@ -201,16 +204,38 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
     return sorted(out)
 
 
+# parity id -> parity key: the id is a hash of the key (`db.store.test_id`), so the pair
+# holds in every store and a process keeps the keys it has read (up to a bound)
+_KEYS: dict[int, str] = {}
+KEYS_KEPT = 400_000
+# ids per IN list read through the driver: SQLite before 3.32 took at most 999 parameters
+IDS_CHUNK = 900 if sqlite3.sqlite_version_info < (3, 32) else 10_000
+
+
+def _by_ids(engine: Engine, sql: str, ids: list[int]) -> list[tuple]:
+    """The rows of `sql` (its one `{ids}` stands for an IN list) for these ids, read in
+    chunks through the driver's cursor: no statement is compiled per chunk."""
+    rows: list[tuple] = []
+    with engine.connect() as conn, dbapi_cursor(conn) as (cursor, mark):
+        for i in range(0, len(ids), IDS_CHUNK):
+            part = ids[i:i + IDS_CHUNK]
+            cursor.execute(sql.format(ids=", ".join([mark] * len(part))), part)
+            rows += cursor.fetchall()
+    return rows
+
+
 def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     """parity_id -> parity_key for these tests."""
     wanted = sorted({int(p) for p in parity_ids})
-    frames = [pd.DataFrame(columns=["parity_id", "parity_key"])]
-    for i in range(0, len(wanted), CHUNK):
-        frames.append(_read_plain(engine, select(TestCase.parity_id, TestCase.parity_key)
-                                  .where(TestCase.parity_id.in_(wanted[i:i + CHUNK]))
-                                  .distinct()))
-    out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
-    return out.drop_duplicates("parity_id")
+    missing = [p for p in wanted if p not in _KEYS]
+    if missing:
+        if len(_KEYS) + len(missing) > KEYS_KEPT:
+            _KEYS.clear()
+        _KEYS.update(_by_ids(engine, "SELECT DISTINCT parity_id, parity_key FROM test_case "
+                                     "WHERE parity_id IN ({ids})", missing))
+    found = [p for p in wanted if p in _KEYS]
+    return pd.DataFrame({"parity_id": np.array(found, dtype=np.int64),
+                         "parity_key": pd.array([_KEYS[p] for p in found], dtype="str")})
 
 
 def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None,
@@ -350,32 +375,76 @@ def vectors(engine: Engine, groups: dict) -> dict:
             for key, jobs in groups.items()}
 
 
+def pair_tests(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> pd.DataFrame:
+    """Every test of each aligned pair from the per-job vectors, one row per (pair,
+    parity_id): each side's worst outcome and that row's skip category as codes
+    (`vec.OUTCOMES`, `vec.SKIPS`; `ABSENT` where the side did not run the test). No raw
+    result is read."""
+    cols = ["pair", "parity_id", "amd", "ref", "amd_skip", "ref_skip"]
+    found = vectors(engine, sides)
+    parts = []
+    for pair in sorted({p for p, _ in sides}):
+        amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
+        union = np.union1d(amd.ids, ref.ids)
+        if not len(union):
+            continue
+        row = {"pair": np.full(len(union), pair, np.int64), "parity_id": union}
+        for side, v in (("amd", amd), ("ref", ref)):
+            at = np.searchsorted(union, v.ids)
+            out = np.full(len(union), ABSENT, np.int32)
+            skip = np.zeros(len(union), np.int32)
+            out[at], skip[at] = v.outcomes, v.skips
+            row[side], row[f"{side}_skip"] = out, skip
+        parts.append(pd.DataFrame(row))
+    if not parts:
+        return pd.DataFrame({c: np.empty(0, np.int64) for c in cols})
+    return pd.concat(parts, ignore_index=True)[cols]
+
+
+def messages(engine: Engine, job_pks: Iterable[int],
+             parity_ids: Iterable[int] | None = None) -> pd.DataFrame:
+    """The rows of these jobs that carry a message (failures, errors, skip reasons), with
+    their outcome: only those rows leave the database, not the passed ones around them.
+    `parity_ids` narrows them to some tests."""
+    job_pks = sorted({int(j) for j in job_pks})
+    cols = ["job_pk", "parity_id", "outcome", "message"]
+    tests = None if parity_ids is None else test_pks(engine, parity_ids)
+    if not job_pks or tests == []:
+        return pd.DataFrame(columns=cols)
+    base = select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
+                  TestResult.message).where(TestResult.message.is_not(None))
+    frames = []
+    for i in range(0, len(job_pks), CHUNK):
+        stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
+        if tests is None:
+            frames.append(_read_plain(engine, stmt))
+        else:
+            frames += [_read_plain(engine, stmt.where(TestResult.test_pk.in_(
+                tests[k:k + CHUNK]))) for k in range(0, len(tests), CHUNK)]
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(frames, ignore_index=True)
+    out["parity_id"] = vec.Aliases(aliases(engine)).parity_ids(
+        out["test_pk"].to_numpy(dtype=np.int64))
+    return out[cols]
+
+
 def pair_outcomes(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> pd.DataFrame:
     """`outcomes.contingency` from the per-job vectors: `sides` maps (pair, "amd" or "ref")
     to that side's jobs; per pair, how many tests had each (AMD outcome, reference outcome),
     each side reduced to its worst outcome per test (None where a side did not run it). No
     raw result is read."""
     cols = ["pair", "amd", "ref", "n"]
-    found = vectors(engine, sides)
-    parts = []
-    absent = 255
-    for pair in sorted({p for p, _ in sides}):
-        amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
-        union = np.union1d(amd.ids, ref.ids)
-        if not len(union):
-            continue
-        a = np.full(len(union), absent, np.int32)
-        r = np.full(len(union), absent, np.int32)
-        a[np.searchsorted(union, amd.ids)] = amd.outcomes
-        r[np.searchsorted(union, ref.ids)] = ref.outcomes
-        keys, counts = np.unique(a * 256 + r, return_counts=True)
-        named = [np.where(c == absent, None, vec.names(c, vec.OUTCOMES))
-                 for c in (keys // 256, keys % 256)]
-        parts.append(pd.DataFrame({"pair": pair, "amd": named[0], "ref": named[1],
-                                   "n": counts.astype(int)}))
-    if not parts:
+    tests = pair_tests(engine, sides)
+    if tests.empty:
         return pd.DataFrame(columns=cols)
-    return pd.concat(parts, ignore_index=True)[cols]
+    out = tests.groupby(["pair", "amd", "ref"]).size().reset_index(name="n")
+    for side in ("amd", "ref"):
+        c = out[side].to_numpy()
+        out[side] = np.where(c == ABSENT, None, vec.names(c, vec.OUTCOMES))
+    out["n"] = out["n"].astype(int)
+    return out[cols]
 
 
 def _latest_runs(stmt, m, framework, when):

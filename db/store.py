@@ -171,10 +171,11 @@ def add_artifact(conn: Connection, job_pk: int, **art: Any) -> int:
 
 
 @contextmanager
-def _dbapi_cursor(conn: Connection) -> Iterator[tuple[Any, str]]:
+def dbapi_cursor(conn: Connection) -> Iterator[tuple[Any, str]]:
     """The DB-API cursor of the connection's own transaction, and the driver's parameter
-    mark. The bulk paths use it directly: SQLAlchemy's per-row parameter handling would
-    cost more than the insert itself."""
+    mark. The bulk paths and the dashboard's reads by id use it directly: SQLAlchemy's
+    per-row parameter handling, or a statement compiled per chunk, would cost more than
+    the work itself."""
     cursor = conn.connection.dbapi_connection.cursor()
     try:
         yield cursor, "?" if conn.dialect.paramstyle == "qmark" else "%s"
@@ -186,7 +187,7 @@ def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: lis
                  on_conflict: str = "") -> None:
     if not rows:
         return
-    with _dbapi_cursor(conn) as (cursor, mark):
+    with dbapi_cursor(conn) as (cursor, mark):
         cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) "
                            f"VALUES ({', '.join([mark] * len(columns))}) {on_conflict}", rows)
 
@@ -206,7 +207,7 @@ def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
         return found
     chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
         else 999  # SQLite's bound-parameter limit
-    with _dbapi_cursor(conn) as (cursor, mark):
+    with dbapi_cursor(conn) as (cursor, mark):
         for i in range(0, len(ids), chunk):
             part = ids[i:i + chunk]
             cursor.execute(f"SELECT id FROM {TestCase.__tablename__} WHERE id IN "

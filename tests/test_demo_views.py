@@ -185,3 +185,27 @@ def test_headline_on_the_demo(demo_db):
     assert pd.isna(head.loc[("vllm", "mi455x"), "same_denominator_rate"])
     rated = head.dropna(subset=["same_denominator_rate"])
     assert len(rated) >= 3 and (rated["rate_lo"] <= rated["same_denominator_rate"]).all()
+
+
+@pytest.mark.parametrize("quadrant", [None, "amd-only fail", ["amd-only skip", "both pass"]])
+def test_matrix_from_vectors_is_the_matrix_of_the_raw_rows(demo_db, quadrant):
+    """The matrix reads each side's outcomes from the per-job vectors and only the rows
+    that carry a message: it equals the matrix reduced from every raw row of the pairs,
+    test for test, messages included. The one difference by design: a test skipped in one
+    job of a run and run in another has the skip category of the row its outcome came
+    from (none), not that of the skipped row."""
+    from parity.dashboard import outcomes, tables
+
+    new = frames.test_matrix(demo_db, quadrant=quadrant)
+    aligned = frames._aligned(demo_db, None, None, None, None, None, None, None, True, 72)
+    engine = tables.open_store(demo_db)
+    old = outcomes.test_matrix(aligned, tables.results(engine, frames._pair_jobs(aligned)))
+    if quadrant:
+        old = old[old["quadrant"].isin(frames._names(quadrant))].reset_index(drop=True)
+    assert len(new) > 100 and (new["amd_message"].notna().any() or quadrant)
+    skipped = old["amd_outcome"] == "skipped"
+    old.loc[~skipped, "amd_skip_category"] = None
+    plain = {c: object for c in old.columns if c not in ("amd_run_at", "parity_id")}
+    pd.testing.assert_frame_equal(new.astype(plain).where(new.notna(), None),
+                                  old.astype(plain).where(old.notna(), None),
+                                  check_dtype=False)
