@@ -34,7 +34,8 @@ END = date(2026, 11, 28)
 VIEWS = ["scorecard", "pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity",
          "coverage", "performance_parity", "performance_summary", "pareto",
          "accuracy_parity", "regressions", "flaky_tests", "fleet", "headline",
-         "capability_parity"]
+         "capability_parity", "performance_history", "verdicts", "sources", "rocm_stack",
+         "compiler_pass_rate", "untrusted_runs", "alerts", "alert_log", "provenance"]
 NIGHTLY_TESTS = 130_000
 
 

@@ -181,18 +181,20 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         for job in lanes.get_group(key):
             lookups[int(job)] = (ids, parity)
     found = tables.job_vectors(engine, lookups)
-    parts = []
+    cols: dict[str, list[np.ndarray]] = {"job_pk": [], "parity_id": [], "code": [],
+                                         "rerun_count": []}
     for job, (ids, parity) in lookups.items():
         v = found.get(job, vec.EMPTY)
         if not len(v):
             continue
         pos = np.minimum(np.searchsorted(v.ids, ids), len(v.ids) - 1)
         hit = v.ids[pos] == ids
-        parts.append(pd.DataFrame({"job_pk": job, "parity_id": parity[hit],
-                                   "code": v.outcomes[pos[hit]],
-                                   "rerun_count": v.reruns[pos[hit]].astype(int)}))
-    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
-        columns=["job_pk", "parity_id", "code", "rerun_count"])
+        cols["job_pk"].append(np.full(int(hit.sum()), job, np.int64))
+        cols["parity_id"].append(parity[hit])
+        cols["code"].append(v.outcomes[pos[hit]])
+        cols["rerun_count"].append(v.reruns[pos[hit]].astype(np.int64))
+    rows = pd.DataFrame({k: np.concatenate(v) if v else np.empty(0, np.int64)
+                         for k, v in cols.items()})
     rows["outcome"] = vec.names(rows["code"].to_numpy(dtype=int), vec.OUTCOMES)
     rows = rows.drop(columns="code").merge(
         tables.parity_keys(engine, rows["parity_id"].unique()), on="parity_id")
@@ -789,17 +791,22 @@ def provenance(store: Store = None, *, figure: str = "same_denominator_rate", fr
         raise ValueError(f"unknown figure {figure!r} (known: {', '.join(FIGURES)})")
     engine = tables.open_store(store)
     when = _recent(store, since, until, week, HEADLINE_DAYS)
+    # the lanes the headline shows (its rows do not depend on the findings: none are asked)
     head = headline(store, framework=framework, hardware=hardware, since=since, until=until,
-                    week=week, pairs=pairs)
+                    week=week, pairs=pairs, findings=pd.DataFrame(columns=findings.COLUMNS))
     jobs = _in(_jobs(store, framework, None, _with_history(when, 3)), _with_history(when, 3))
     if head.empty or jobs.empty:
         return pd.DataFrame(columns=PROVENANCE_COLUMNS)
     picked = []
+    every = None  # the latest aligned pairs of every lane, read once
     for r in head.itertuples():
         sides = {"amd": r.amd_hardware, "reference": r.nvidia_hardware}
         if figure in ("same_denominator_rate", "nvidia_rate"):
-            aligned = _aligned(store, r.framework, None, r.amd_hardware, since, until, week,
-                               pairs, True, 72)
+            if every is None:
+                every = _aligned(store, framework, None, hardware, since, until, week, pairs,
+                                 True, 72)
+            aligned = every[(every["framework"] == r.framework)
+                            & (every["amd_hardware"] == r.amd_hardware)]
             for role, col in (("amd", "amd_jobs"), ("reference", "ref_jobs")):
                 picked += [(role, j) for js in aligned[col] for j in js]
             continue

@@ -57,6 +57,20 @@ def config_label(row) -> str:
     return " ".join(parts)
 
 
+LABEL_COLUMNS = ("precision", "tp", "ep", "dp", "pp", "isl", "osl", "concurrency")
+
+
+def config_labels(frame: pd.DataFrame) -> pd.Series:
+    """`config_label` of every row, computed once per distinct config (a history has
+    thousands of runs of a few hundred configs)."""
+    cols = [c for c in LABEL_COLUMNS if c in frame.columns]
+    if frame.empty:
+        return pd.Series([], index=frame.index, dtype="str")
+    keys = list(zip(*(frame[c].astype(object) for c in cols)))
+    labels = {k: config_label(dict(zip(cols, k))) for k in set(keys)}
+    return pd.Series([labels[k] for k in keys], index=frame.index, dtype="str")
+
+
 def _present(v) -> bool:
     return v is not None and not (isinstance(v, float) and math.isnan(v))
 

@@ -12,7 +12,7 @@ import pandas as pd
 from parity.dashboard import changepoint
 from parity.dashboard.accuracy import CELL
 from parity.dashboard.intervals import two_proportion
-from parity.dashboard.performance import SERIES, config_label
+from parity.dashboard.performance import SERIES, config_label, config_labels
 
 COLUMNS = ["kind", "status", "framework", "vendor", "hardware", "subject", "when", "commit",
            "size", "before", "after", "confidence", "detail", "url", "model", "metric",
@@ -128,6 +128,7 @@ def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
     cols = ["framework", "vendor", "hardware", "model", "metric", "config", "run_at", "commit",
             "value", "change", "change_kind", "segment_median", "match_key"]
     parts = []
+    values = values.assign(config=config_labels(values))
     for _, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
         s = s.sort_values("run_at").reset_index(drop=True)
         found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect)
@@ -139,8 +140,7 @@ def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
         for a, b in zip(bounds, bounds[1:]):
             level[a:b] = np.median(s["value"].to_numpy()[a:b])
         s = s.assign(change=s.index.isin(list(kinds)), change_kind=s.index.map(kinds),
-                     segment_median=level,
-                     config=s.apply(config_label, axis=1) if len(s) else "")
+                     segment_median=level)
         parts.append(s)
     if not parts:
         return pd.DataFrame(columns=cols)
