@@ -6,11 +6,13 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from parity.dashboard import outcomes
 from parity.dashboard.intervals import wilson
+from parity.db import vectors as vec
 
 T0 = datetime(2026, 11, 1, 2, 0)
 
@@ -236,6 +238,61 @@ def test_matrix_names_both_outcomes_and_the_quadrant():
     assert list(m["quadrant"]) == sorted(m["quadrant"])  # one framework, hardware and suite
     assert list(m.index) == list(range(len(m))) and "index" not in m.columns
     assert outcomes.test_matrix(_pairs().iloc[0:0], _results(RESULTS)).empty
+
+
+def test_quadrants_of_codes_are_the_quadrants_of_names():
+    """The vectorised quadrant (outcome codes, 255 where a side did not run the test) names
+    every combination exactly as `quadrant` does, an unknown code included."""
+    vocab = list(vec.OUTCOMES)
+    codes = list(range(len(vocab) + 1)) + [255]
+    name = {i: (vocab[i] if i < len(vocab) else "other") for i in range(len(vocab) + 1)}
+    name[255] = None
+    amd = np.array([a for a in codes for _ in codes])
+    ref = np.array([r for _ in codes for r in codes])
+    got = outcomes.quadrants(amd, ref, 255)
+    assert list(got) == [outcomes.quadrant(name[a], name[r]) for a, r in zip(amd, ref)]
+    assert outcomes.quadrants(np.array([2]), np.array([1]), 255)[0] == "nvidia-only fail"
+
+
+def _codes(rows, pairs) -> pd.DataFrame:
+    """What `tables.pair_tests` reads from the vectors, built from raw rows by hand."""
+    out = []
+    for i, p in enumerate(pairs.itertuples()):
+        sides = {}
+        for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)):
+            mine = [r for r in rows if r[0] in jobs]
+            o, k, rr = vec.codes([r[2] for r in mine], [r[5] for r in mine], [r[3] for r in mine])
+            sides[side] = vec.reduce([r[1] for r in mine], o, k, rr)
+        for t in sorted(set(sides["amd"].ids) | set(sides["ref"].ids)):
+            row = dict(pair=i, parity_id=int(t))
+            for side, v in sides.items():
+                at = np.flatnonzero(v.ids == t)
+                row[side] = int(v.outcomes[at[0]]) if len(at) else 255
+                row[f"{side}_skip"] = int(v.skips[at[0]]) if len(at) else 0
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def test_matrix_from_codes_equals_the_matrix_of_the_raw_rows():
+    """The matrix from per-pair outcome codes, the keys and only the rows with a message
+    is the matrix reduced from every raw row: the worst outcome, the message of the worst
+    row that has one (test 8: the error's, not the pass's), each side's own message."""
+    rows = RESULTS + [(1, 8, "passed", 1, "passed on rerun", None)]
+    pairs = _pairs()
+    keys = pd.DataFrame({"parity_id": range(1, 9),
+                         "parity_key": [f"tests.t::test_{t}" for t in range(1, 9)]})
+    messages = pd.DataFrame([dict(job_pk=j, parity_id=t, outcome=o, message=m)
+                             for j, t, o, _, m, _ in rows if m is not None])
+    sides = outcomes.matrix_sides(pairs, _codes(rows, pairs), keys, messages, 255)
+    new = outcomes.test_matrix(pairs, sides=sides)
+    old = outcomes.test_matrix(pairs, _results(rows))
+    assert len(new) == len(old) == 8
+    for c in old.columns:
+        assert [None if pd.isna(x) else x for x in new[c]] == \
+            [None if pd.isna(x) else x for x in old[c]], c
+    row = new[new["parity_id"] == 8].iloc[0]
+    assert (row["amd_outcome"], row["amd_message"]) == ("error", "segfault")
+    assert new[new["parity_id"] == 4].iloc[0]["nvidia_message"] == "cuda"
 
 
 # -- streaks and flakiness ----------------------------------------------------------------------
