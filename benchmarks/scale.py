@@ -60,13 +60,16 @@ def nights_for(results: int) -> tuple[int, dict]:
 
 
 def build(url: str, results: int) -> None:
-    """The store at `url`, built unless it already holds a schema (`--keep` reuses it)."""
+    """The store at `url`, built unless it already holds results (`--keep` reuses it, at
+    the current schema)."""
     from parity.collectors import demo
     from parity.db.engine import make_engine
     from parity.db.inventory import inventory
+    from parity.db.migrate import upgrade
 
     engine = make_engine(url)
     if (inventory(engine).get("test_results") or 0) > 0:
+        upgrade(engine)  # a kept store from an older schema gets the current one
         engine.dispose()
         return
     nights, sizes = nights_for(results)

@@ -264,6 +264,13 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
     matrix = test_matrix(store, framework=framework, hardware=hardware, suite=suite,
                          since=since, until=until, week=week, pairs=pairs,
                          quadrant="amd-only fail")
+    return _failing_since(store, matrix, framework, suite, since, until, week)
+
+
+def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
+                   week) -> pd.DataFrame:
+    """`amd_only_failures` from the matrix's AMD-only failures: each test's streak in its
+    lane's history."""
     cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "streak",
             "first_failing", "last_run_at", "runs", "failures", "last_message"]
     if matrix.empty:
@@ -701,14 +708,14 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     records = tables.alert_records(tables.open_store(store))
     tests = records[records["rule"].isin(alert_rules.TEST_RULES)
                     & (records["state"] != "resolved")]
-    # the latest test outcomes serve a rule (tests failing on both vendors) and the explicit
-    # passes of test alerts on record; read only when one of them needs them
-    needed = "both_vendors_failing" in rule_set or not tests.empty
-    matrix = test_matrix(store, **kw) if needed else pd.DataFrame()
+    # the latest test outcomes serve the AMD-only failures, a rule (tests failing on both
+    # vendors) and the explicit passes of test alerts on record
+    matrix = test_matrix(store, **kw)  # its AMD-only failures are the failures' too
+    failing = matrix[matrix["quadrant"] == "amd-only fail"].reset_index(drop=True)
     groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
               if alert_rules.group_tests(r.evidence)}
     out = alert_rules.evaluate(
-        rule_set, failures=amd_only_failures(store, **kw),
+        rule_set, failures=_failing_since(store, failing, framework, None, since, until, week),
         matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
         coverage=coverage(store, **kw),
         findings=regressions(store, **kw, kinds=("performance", "accuracy")),

@@ -34,11 +34,11 @@ from parity.db.models import (
     Hardware,
     JobCapability,
     JobOutcome,
+    JobSummary,
     RunnerSnapshot,
     SourceSync,
     TestCase,
     TestResult,
-    TestSummary,
 )
 from parity.db.store import dbapi_cursor
 
@@ -157,7 +157,7 @@ JOB_COLUMNS = ["job_pk", "run_pk", "framework", "vendor", "hardware", "gpu_count
 
 def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
     """One row per job with its run, hardware, framework and summed test counts."""
-    counts = [func.coalesce(func.sum(getattr(TestSummary, c)), 0).label(c)
+    counts = [func.coalesce(getattr(JobSummary, c), 0).label(c)
               for c in ("total", "passed", "failed", "error", "skipped", "xfailed", "xpassed",
                         "vendor_skipped", "flaky")]
     stmt = (
@@ -173,11 +173,12 @@ def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.Da
         .join(CiRun, CiRun.id == CiJob.run_pk)
         .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
         .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
-        .join(TestSummary, TestSummary.job_pk == CiJob.id, isouter=True)
-        .group_by(CiJob.id, CiRun.id, Framework.name, Hardware.id)
+        .join(JobSummary, JobSummary.job_pk == CiJob.id, isouter=True)
+        .order_by(CiJob.id)
     )
     if not has_data(engine):
         return pd.DataFrame(columns=JOB_COLUMNS)
+    _require(engine, JobSummary)
     stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
     df = _read(engine, stmt)
     df["hardware"] = _hardware_label(df)
@@ -341,8 +342,9 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
     return rows
 
 
-def _require_vectors(engine: Engine) -> None:
-    if not inspect(engine).has_table(JobOutcome.__tablename__):
+def _require(engine: Engine, *models) -> None:
+    """A store from before these tables existed is named, with what to run."""
+    if not all(inspect(engine).has_table(m.__tablename__) for m in models):
         raise RuntimeError(f"the store {engine.url.render_as_string()} is at an older schema: "
                            "run `parity db upgrade` on it")
 
@@ -360,7 +362,7 @@ def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     job_pks = list(job_pks)
     if not job_pks or not has_data(engine):
         return {}
-    _require_vectors(engine)
+    _require(engine, JobOutcome)
     with engine.connect() as conn:
         return state.read(conn, job_pks)
 

@@ -252,6 +252,28 @@ class TestSummary(Base):
     duration_s: Mapped[float] = mapped_column(Float, default=0.0)
 
 
+class JobSummary(Base):
+    """A job's counts over all its test groups (the sum of its `test_summary` rows), kept in
+    the same transaction: every view reads the jobs of its window with their counts, and
+    summing a hundred groups per job on each read cost more than the rest of the read."""
+
+    __tablename__ = "job_summary"
+
+    job_pk: Mapped[int] = mapped_column(
+        ForeignKey("ci_job.id", ondelete="CASCADE"), primary_key=True
+    )
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[int] = mapped_column(Integer, default=0)
+    skipped: Mapped[int] = mapped_column(Integer, default=0)
+    xfailed: Mapped[int] = mapped_column(Integer, default=0)
+    xpassed: Mapped[int] = mapped_column(Integer, default=0)
+    flaky: Mapped[int] = mapped_column(Integer, default=0)
+    vendor_skipped: Mapped[int] = mapped_column(Integer, default=0)
+    duration_s: Mapped[float] = mapped_column(Float, default=0.0)
+
+
 class BenchmarkMetric(Base):
     """One performance metric value with the configuration it was measured at.
     `config` holds every dimension as JSON; the common ones are columns for matching."""

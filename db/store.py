@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Sequence
 
-from sqlalchemy import Connection, Engine, Table, and_, delete, select, update
+from sqlalchemy import Connection, Engine, Table, and_, delete, func, select, update
 
 from parity.db.models import (
     AccuracyMetric,
@@ -27,6 +27,7 @@ from parity.db.models import (
     IngestError,
     JobCapability,
     JobOutcome,
+    JobSummary,
     RunnerSnapshot,
     SourceSync,
     SyncCheckpoint,
@@ -153,7 +154,7 @@ def clear_job_results(conn: Connection, job_pk: int) -> None:
     """Drop a job's results (its files, their rows, its summaries and outcome vector) before
     a newer version of the one document that holds them is stored."""
     conn.execute(delete(Artifact.__table__).where(Artifact.__table__.c.job_pk == job_pk))
-    for model in (TestSummary, JobOutcome):
+    for model in (TestSummary, JobSummary, JobOutcome):
         conn.execute(delete(model.__table__).where(model.__table__.c.job_pk == job_pk))
 
 
@@ -237,6 +238,27 @@ def add_summaries(conn: Connection, job_pk: int, groups: dict[str, dict[str, flo
     adds = ", ".join(f"{k} = test_summary.{k} + excluded.{k}" for k in cols)
     _executemany(conn, TestSummary.__tablename__, ("job_pk", "group_name") + cols, rows,
                  f"ON CONFLICT (job_pk, group_name) DO UPDATE SET {adds}")
+    # and the job's own total, which the views read
+    total = [(job_pk, *(sum(c.get(k, 0) for c in groups.values()) for k in cols))]
+    adds = ", ".join(f"{k} = job_summary.{k} + excluded.{k}" for k in cols)
+    _executemany(conn, JobSummary.__tablename__, ("job_pk",) + cols, total,
+                 f"ON CONFLICT (job_pk) DO UPDATE SET {adds}")
+
+
+def sum_summaries(conn: Connection, job_pks: Iterable[int] | None = None) -> None:
+    """Derive the jobs' totals (`job_summary`) again from their groups: all of them, or
+    those of `job_pks`."""
+    t = JobSummary.__table__
+    cols = COUNT_COLUMNS + ("duration_s",)
+    groups = select(TestSummary.job_pk, *(func.sum(getattr(TestSummary, c)) for c in cols)) \
+        .group_by(TestSummary.job_pk)
+    wipe = delete(t)
+    if job_pks is not None:
+        job_pks = list(job_pks)
+        groups = groups.where(TestSummary.job_pk.in_(job_pks))
+        wipe = wipe.where(t.c.job_pk.in_(job_pks))
+    conn.execute(wipe)
+    conn.execute(t.insert().from_select(["job_pk", *cols], groups))
 
 
 def add_benchmarks(conn: Connection, rows: Iterable[dict]) -> int:

@@ -101,14 +101,15 @@ def test_rebuild_state_command(tmp_path, capsys):
     assert "rebuilt the outcome vectors of" in capsys.readouterr().out
 
 
-def test_views_on_an_older_store_say_to_upgrade(sqlite_engine):
+@pytest.mark.parametrize("revision", ["0006", "0011"])  # before the vectors, the job totals
+def test_views_on_an_older_store_say_to_upgrade(sqlite_engine, revision):
     from alembic import command
 
     from parity.dashboard import frames
     from parity.db.migrate import alembic_config
 
     demo.build(sqlite_engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=2_000))
-    command.downgrade(alembic_config(sqlite_engine), "0006")
+    command.downgrade(alembic_config(sqlite_engine), revision)
     with pytest.raises(RuntimeError, match="older schema: run `parity db upgrade`"):
         frames.pass_rate_parity(sqlite_engine)
 
@@ -171,8 +172,24 @@ def test_complete_derives_only_the_missing_vectors(sqlite_engine):
     assert snapshot(sqlite_engine) == kept
     assert state.complete(sqlite_engine) == 0  # nothing missing: nothing derived
 
+def totals(engine) -> tuple[list, list]:
+    """Each job's kept totals, and the same summed from its group counts."""
+    cols = "total, passed, failed, error, skipped, xfailed, xpassed, flaky, vendor_skipped"
+    sums = ", ".join(f"SUM({c})" for c in cols.split(", "))
+    with engine.connect() as conn:
+        kept = conn.execute(text(f"SELECT job_pk, {cols} FROM job_summary ORDER BY job_pk")).all()
+        summed = conn.execute(text(f"SELECT job_pk, {sums} FROM test_summary GROUP BY job_pk "
+                                   "ORDER BY job_pk")).all()
+    return [tuple(r) for r in kept], [tuple(r) for r in summed]
+
+
 def test_demo_history_state_equals_a_rebuild(engine):
     demo.build(engine, days=4, end=date(2026, 11, 27), sizes=demo.plan(4, results=12_000))
+    kept, summed = totals(engine)
+    assert len(kept) > 10 and kept == summed  # each job's totals, kept at ingest
+    with engine.begin() as conn:
+        store.sum_summaries(conn)
+    assert totals(engine) == (kept, kept)
     kept = snapshot(engine)
     with engine.connect() as conn:
         jobs_with_tests = conn.execute(text(
@@ -210,6 +227,8 @@ def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tm
             "SELECT COUNT(*) FROM ci_job GROUP BY run_pk")).scalars().all()
     assert 0 < nights < 3 * 40, "the build was not interrupted mid-way"
     assert len(set(per_run)) <= 3  # one size per framework's nightly run: no half run
+    job_totals, summed = totals(engine)
+    assert job_totals and job_totals == summed
     kept = snapshot(engine)
     state.rebuild(engine)
     assert snapshot(engine) == kept

@@ -121,6 +121,30 @@ def test_0006_adds_the_window_indexes_to_a_store_with_data(engine, tmp_path):
     assert current_revision(engine) == HEAD
 
 
+def test_0012_fills_each_jobs_totals_from_its_groups(engine, tmp_path):
+    """A 0011 store with results upgrades in place: each job's totals are its groups'
+    sums, the same totals ingest keeps from then on."""
+    from alembic import command
+
+    from parity.db.migrate import alembic_config
+
+    (tmp_path / "junit.xml").write_text(JUNIT)
+    (tmp_path / "other.xml").write_text(JUNIT.replace("test_attn", "test_ops"))
+    opts = IngestOptions(framework="vllm", run_id="1", suite="kernels")
+    assert ingest(engine, [tmp_path / "junit.xml", tmp_path / "other.xml"], opts).rejected == []
+    query = text("SELECT job_pk, total, passed, failed, error, skipped, flaky, duration_s "
+                 "FROM job_summary ORDER BY job_pk")
+    with engine.connect() as conn:
+        written = conn.execute(query).all()
+    assert len(written) == 1 and written[0][1] == 2 * 4  # one job, both files' tests
+    command.downgrade(alembic_config(engine), "0011")
+    assert "job_summary" not in inspect(engine).get_table_names()
+    upgrade(engine)
+    assert current_revision(engine) == HEAD
+    with engine.connect() as conn:
+        assert conn.execute(query).all() == written
+
+
 def test_round_trip_and_idempotency(engine, tmp_path):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "junit.xml").write_text(JUNIT)
