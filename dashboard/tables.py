@@ -282,11 +282,16 @@ def notable(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
                                 TestResult.rerun_count))
     frames = [_read_plain(engine, base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK])))
               for i in range(0, len(job_pks), CHUNK)]
+    return _with_parity_ids(engine, frames, cols)
+
+
+def _with_parity_ids(engine: Engine, frames: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
+    """The rows read, together, with each test's parity id: its own id unless it has a
+    vendor word."""
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True)
-    # a test's parity id is its own id unless it has a vendor word
     out["parity_id"] = vec.Aliases(aliases(engine)).parity_ids(
         out["test_pk"].to_numpy(dtype=np.int64))
     return out[cols]
@@ -423,13 +428,7 @@ def messages(engine: Engine, job_pks: Iterable[int],
         else:
             frames += [_read_plain(engine, stmt.where(TestResult.test_pk.in_(
                 tests[k:k + CHUNK]))) for k in range(0, len(tests), CHUNK)]
-    frames = [f for f in frames if not f.empty]
-    if not frames:
-        return pd.DataFrame(columns=cols)
-    out = pd.concat(frames, ignore_index=True)
-    out["parity_id"] = vec.Aliases(aliases(engine)).parity_ids(
-        out["test_pk"].to_numpy(dtype=np.int64))
-    return out[cols]
+    return _with_parity_ids(engine, frames, cols)
 
 
 def pair_outcomes(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> pd.DataFrame:

@@ -230,7 +230,23 @@ class JobOutcome(Base):
     reruns: Mapped[bytes] = mapped_column(LargeBinary)  # uint8, 1 where a row was rerun
 
 
-class TestSummary(Base):
+class _Counts:
+    """Test counts by outcome, the rerun-passed (`flaky`) and vendor-gated skips, and the
+    summed duration: a job's per group (`TestSummary`) and over all groups (`JobSummary`)."""
+
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)
+    failed: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[int] = mapped_column(Integer, default=0)
+    skipped: Mapped[int] = mapped_column(Integer, default=0)
+    xfailed: Mapped[int] = mapped_column(Integer, default=0)
+    xpassed: Mapped[int] = mapped_column(Integer, default=0)
+    flaky: Mapped[int] = mapped_column(Integer, default=0)
+    vendor_skipped: Mapped[int] = mapped_column(Integer, default=0)
+    duration_s: Mapped[float] = mapped_column(Float, default=0.0)
+
+
+class TestSummary(_Counts, Base):
     """Counts per (job, test group), written at ingest so that views never scan raw results.
     Groups named `log:…` come from pytest console totals rather than from test rows."""
 
@@ -240,19 +256,9 @@ class TestSummary(Base):
         ForeignKey("ci_job.id", ondelete="CASCADE"), primary_key=True
     )
     group_name: Mapped[str] = mapped_column(Text, primary_key=True)
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    passed: Mapped[int] = mapped_column(Integer, default=0)
-    failed: Mapped[int] = mapped_column(Integer, default=0)
-    error: Mapped[int] = mapped_column(Integer, default=0)
-    skipped: Mapped[int] = mapped_column(Integer, default=0)
-    xfailed: Mapped[int] = mapped_column(Integer, default=0)
-    xpassed: Mapped[int] = mapped_column(Integer, default=0)
-    flaky: Mapped[int] = mapped_column(Integer, default=0)
-    vendor_skipped: Mapped[int] = mapped_column(Integer, default=0)
-    duration_s: Mapped[float] = mapped_column(Float, default=0.0)
 
 
-class JobSummary(Base):
+class JobSummary(_Counts, Base):
     """A job's counts over all its test groups (the sum of its `test_summary` rows), kept in
     the same transaction: every view reads the jobs of its window with their counts, and
     summing a hundred groups per job on each read cost more than the rest of the read."""
@@ -262,16 +268,6 @@ class JobSummary(Base):
     job_pk: Mapped[int] = mapped_column(
         ForeignKey("ci_job.id", ondelete="CASCADE"), primary_key=True
     )
-    total: Mapped[int] = mapped_column(Integer, default=0)
-    passed: Mapped[int] = mapped_column(Integer, default=0)
-    failed: Mapped[int] = mapped_column(Integer, default=0)
-    error: Mapped[int] = mapped_column(Integer, default=0)
-    skipped: Mapped[int] = mapped_column(Integer, default=0)
-    xfailed: Mapped[int] = mapped_column(Integer, default=0)
-    xpassed: Mapped[int] = mapped_column(Integer, default=0)
-    flaky: Mapped[int] = mapped_column(Integer, default=0)
-    vendor_skipped: Mapped[int] = mapped_column(Integer, default=0)
-    duration_s: Mapped[float] = mapped_column(Float, default=0.0)
 
 
 class BenchmarkMetric(Base):
