@@ -35,12 +35,17 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=LANE + ["vendor", "run_pk", "commit", "run_at", "job_pks",
                                             "total", "run_url"])
     g = jobs.groupby(LANE + ["vendor", "run_pk"], as_index=False, dropna=False)
-    agg = dict(commit=("commit", "first"), run_at=("run_at", "min"),
-               job_pks=("job_pk", lambda s: tuple(sorted(s))), total=("total", "sum"),
+    agg = dict(commit=("commit", "first"), run_at=("run_at", "min"), total=("total", "sum"),
                run_url=("run_url", "first"))
     if "attempt" in jobs.columns:
         agg["attempt"] = ("attempt", "max")
     out = g.agg(**agg)
+    # each lane run's jobs, sorted: one sort of all jobs by (group, job), cut per group
+    group, pk = g.ngroup().to_numpy(), jobs["job_pk"].to_numpy()
+    order = np.lexsort((pk, group))
+    cuts = np.flatnonzero(np.diff(group[order])) + 1
+    out.insert(out.columns.get_loc("run_at") + 1, "job_pks",
+               [tuple(part.tolist()) for part in np.split(pk[order], cuts)])
     # attempts of one run start together: the later attempt is the later lane run (a
     # Buildkite build's retried job attempts are its attempt 0, its final jobs attempt 1)
     order = ["run_at", "attempt", "run_pk"] if "attempt" in out.columns else ["run_at", "run_pk"]
@@ -57,11 +62,11 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     amd = runs[runs["vendor"] == "amd"]
     nvidia = runs[runs["vendor"] == "nvidia"]
     rows = []
+    present = {fw: set(g) for fw, g in nvidia.groupby("framework")["hardware"]}
+    lanes = {k: g for k, g in nvidia.groupby(LANE, sort=False, dropna=False)}
     for (fw, suite, hw), lane in amd.groupby(LANE, sort=True):
-        present = set(nvidia.loc[nvidia["framework"] == fw, "hardware"])
-        ref_hw = reference(hw, present)
-        refs = nvidia[(nvidia["framework"] == fw) & (nvidia["suite"] == suite)
-                      & (nvidia["hardware"] == ref_hw)]
+        ref_hw = reference(hw, present.get(fw, set()))
+        refs = lanes.get((fw, suite, ref_hw), nvidia.iloc[0:0])
         chosen = lane.tail(1) if latest else lane
         for r in chosen.itertuples():
             row = dict(framework=fw, suite=suite, amd_hardware=hw, nvidia_hardware=ref_hw,
