@@ -97,12 +97,30 @@ def reduce_tests(results: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     if results.empty:
         return pd.DataFrame(columns=by + ["parity_id", "parity_key", "outcome", "reruns",
                                           "message", "skip_category"])
+    keys = by + ["parity_id"]
     r = results.assign(rank=results["outcome"].map(RANK).fillna(6))
     r = r.sort_values("rank", kind="stable")
-    g = r.groupby(by + ["parity_id"], as_index=False, sort=False)
-    out = g.agg(parity_key=("parity_key", "first"), outcome=("outcome", "first"),
-                reruns=("rerun_count", "max"), message=("message", "first"),
-                skip_category=("skip_category", "first"))
+    # one row per test: the worst row's outcome and key, the most reruns, and the first
+    # message and skip category that are there, worst row first (the rows are read once
+    # and cut, not aggregated column by column: the texts are what costs)
+    group = r.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    first = ~pd.Series(group).duplicated().to_numpy()
+    out = r.loc[first, keys + ["parity_key", "outcome"]].reset_index(drop=True)
+    n = len(out)
+    order = group[first]  # out's row i is group order[i]
+    at = np.empty(n, np.int64)
+    at[order] = np.arange(n)
+    reruns = np.full(n, -1, np.int64)
+    np.maximum.at(reruns, at[group], r["rerun_count"].fillna(0).to_numpy(dtype=np.int64))
+    out["reruns"] = reruns
+    for col in ("message", "skip_category"):
+        has = r[col].notna().to_numpy()
+        value = np.full(n, None, dtype=object)
+        rows = np.flatnonzero(has)
+        seen = at[group[rows]]
+        once = ~pd.Series(seen).duplicated().to_numpy()
+        value[seen[once]] = r[col].to_numpy(dtype=object)[rows[once]]
+        out[col] = pd.Series(value, dtype=r[col].dtype)
     return out
 
 

@@ -240,6 +240,31 @@ def test_matrix_names_both_outcomes_and_the_quadrant():
     assert outcomes.test_matrix(_pairs().iloc[0:0], _results(RESULTS)).empty
 
 
+def test_reduce_tests_keeps_the_worst_row_and_the_first_text_present():
+    """Per (key, test): the worst outcome, the most reruns, and the message and skip
+    category of the worst row that has one; a row whose key has a gap (a run without a
+    commit) is reduced too, not dropped."""
+    rows = pd.DataFrame([
+        dict(run=1, commit="c1", parity_id=7, parity_key="k7", outcome="passed", rerun_count=2,
+             message="flaked twice", skip_category=None),
+        dict(run=1, commit="c1", parity_id=7, parity_key="k7", outcome="failed", rerun_count=0,
+             message=None, skip_category=None),
+        dict(run=1, commit="c1", parity_id=7, parity_key="k7", outcome="skipped",
+             rerun_count=0, message="no rocm", skip_category="vendor_amd"),
+        dict(run=2, commit=None, parity_id=7, parity_key="k7", outcome="error", rerun_count=1,
+             message="segfault", skip_category=None),
+        dict(run=2, commit=None, parity_id=8, parity_key="k8", outcome="passed", rerun_count=0,
+             message=None, skip_category=None),
+    ])
+    out = outcomes.reduce_tests(rows, ["run", "commit"])
+    got = {(r.run, r.parity_id): (r.outcome, r.reruns, *(None if pd.isna(x) else x for x in (
+        r.message, r.skip_category))) for r in out.itertuples()}
+    assert got == {(1, 7): ("failed", 2, "flaked twice", "vendor_amd"),
+                   (2, 7): ("error", 1, "segfault", None), (2, 8): ("passed", 0, None, None)}
+    assert list(out.columns) == ["run", "commit", "parity_id", "parity_key", "outcome",
+                                 "reruns", "message", "skip_category"]
+
+
 def test_quadrants_of_codes_are_the_quadrants_of_names():
     """The vectorised quadrant (outcome codes, 255 where a side did not run the test) names
     every combination exactly as `quadrant` does, an unknown code included."""
