@@ -5,6 +5,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import SingletonThreadPool
 
 from parity.db.settings import Settings
 
@@ -41,7 +42,11 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         if path == ":memory:":
             raise ValueError("a read-only store needs a database file")
         uri = f"file:{Path(path).resolve()}?mode=ro"
-        engine = create_engine("sqlite://", creator=lambda: _sqlite3_connect(uri))
+        # the URL names the file (for messages); the creator opens it read-only, one
+        # connection per thread as before
+        engine = create_engine(sa_url.set(database=str(Path(path).resolve())),
+                               creator=lambda: _sqlite3_connect(uri),
+                               poolclass=SingletonThreadPool)
     else:
         engine = create_engine(sa_url)  # the busy timeout is the pragma below
 

@@ -112,6 +112,9 @@ def test_views_on_an_older_store_say_to_upgrade(sqlite_engine, revision):
     command.downgrade(alembic_config(sqlite_engine), revision)
     with pytest.raises(RuntimeError, match="older schema: run `parity db upgrade`"):
         frames.pass_rate_parity(sqlite_engine)
+    path = sqlite_engine.url.database  # opened read-only by path, as the app does: named
+    with pytest.raises(RuntimeError, match=f"store sqlite:///{path} is at an older schema"):
+        frames.scorecard(path)
 
 
 def test_deriving_state_reports_progress_every_2000_jobs(sqlite_engine):
