@@ -335,13 +335,33 @@ def _without_drift(y: np.ndarray, splits: list[tuple[int, float]]) -> list[tuple
     return splits
 
 
+# detect() is a pure function of a series and its settings, and the views run it on the
+# same few hundred series again and again (the headline, regressions and alerts of one page,
+# each reload): a process keeps the detections of the series it has seen, up to a bound
+_SEEN: dict[tuple, Detection] = {}
+SEEN_KEPT = 20_000
+
+
 def detect(values, *, min_effect: float = 0.02, min_after: int = 3,
            min_size: int = MIN_SIZE, max_changes: int = 10) -> Detection:
     """Change points of a series (oldest first). NaNs are ignored (indices refer to the input).
 
     `min_effect` is the smallest relative change reported; `min_after` the number of points a
-    change needs after it before it is a finding (fewer: pending)."""
+    change needs after it before it is a finding (fewer: pending). The result is shared
+    between calls on the same series: read it, do not change it."""
     raw = np.asarray(values, dtype=float)
+    key = (raw.tobytes(), min_effect, min_after, min_size, max_changes)
+    found = _SEEN.get(key)
+    if found is None:
+        found = _detect(raw, min_effect, min_after, min_size, max_changes)
+        if len(_SEEN) >= SEEN_KEPT:
+            _SEEN.clear()
+        _SEEN[key] = found
+    return found
+
+
+def _detect(raw: np.ndarray, min_effect: float, min_after: int, min_size: int,
+            max_changes: int) -> Detection:
     keep = np.flatnonzero(np.isfinite(raw))
     y = raw[keep]
     if len(y) < 2 * min_size:

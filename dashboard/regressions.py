@@ -127,24 +127,40 @@ def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
     `segment_median` the level of the run's segment."""
     cols = ["framework", "vendor", "hardware", "model", "metric", "config", "run_at", "commit",
             "value", "change", "change_kind", "segment_median", "match_key"]
-    parts = []
+    if values.empty:
+        return pd.DataFrame(columns=cols)
     values = values.assign(config=config_labels(values))
-    for _, s in values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False):
-        s = s.sort_values("run_at").reset_index(drop=True)
-        found = changepoint.detect(s["value"].to_numpy(), min_effect=min_effect)
-        direction = s["direction"].iloc[-1] if "direction" in s and len(s) else None
+    numbers = values["value"].to_numpy(dtype=float)
+    run_at = values["run_at"].to_numpy()
+    directions = values["direction"].to_numpy(dtype=object) if "direction" in values else None
+    rows, change, kind, level = [], [], [], []
+    for at_rows in values.groupby(SERIES + ["vendor", "hardware"], sort=False,
+                                  dropna=False).indices.values():
+        at_rows = at_rows[np.argsort(run_at[at_rows], kind="stable")]  # oldest first
+        y = numbers[at_rows]
+        found = changepoint.detect(y, min_effect=min_effect)
+        direction = directions[at_rows[-1]] if directions is not None else None
         kinds = {ep.change.index: "regression" if ep.status == "recovered" else ep.status
                  for ep in episodes(found, direction, min_effect=min_effect)}
-        bounds = [0] + sorted(kinds) + [len(s)]
-        level = np.empty(len(s))
+        bounds = [0] + sorted(kinds) + [len(y)]
+        median = np.empty(len(y))
         for a, b in zip(bounds, bounds[1:]):
-            level[a:b] = np.median(s["value"].to_numpy()[a:b])
-        s = s.assign(change=s.index.isin(list(kinds)), change_kind=s.index.map(kinds),
-                     segment_median=level)
-        parts.append(s)
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    return pd.concat(parts, ignore_index=True)[cols]
+            median[a:b] = np.median(y[a:b])
+        named = np.full(len(y), np.nan, dtype=object)
+        for at, what in kinds.items():
+            named[at] = what
+        rows.append(at_rows)
+        change.append(np.isin(np.arange(len(y)), list(kinds)))
+        kind.append(named)
+        level.append(median)
+    out = values.iloc[np.concatenate(rows)].reset_index(drop=True)
+    out["change"] = np.concatenate(change)
+    kinds_all = np.concatenate(kind)
+    # no change anywhere: a column of NaN, as the frame of one series without a change has
+    out["change_kind"] = pd.Series(kinds_all, dtype=object) \
+        if any(isinstance(k, str) for k in kinds_all) else kinds_all.astype(float)
+    out["segment_median"] = np.concatenate(level)
+    return out[cols]
 
 
 def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame | None = None,

@@ -56,6 +56,19 @@ def test_minimum_effect_and_persistence():
     assert found.changes == [] and [c.index for c in found.pending] == [96]
 
 
+def test_a_series_seen_again_gets_its_detection_back_and_new_settings_a_new_one():
+    """The views ask for the same series' detection many times: the second ask returns the
+    same answer without scanning again, and any change to the values or settings is a new
+    question."""
+    y = series(11, step=-0.10)
+    first = changepoint.detect(y)
+    assert changepoint.detect(y.copy()) is first and first.changes
+    assert changepoint.detect(y, min_effect=0.5).changes == []  # the setting is in the key
+    z = y.copy()
+    z[60:] = 100.0
+    assert changepoint.detect(z) is not first
+
+
 def test_deterministic_and_nan_tolerant():
     y = series(7, step=0.08)
     y[[3, 60]] = np.nan
