@@ -480,12 +480,16 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
     stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
-    df = _read(engine, stmt)
+    # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have
+    # booleans for SQLAlchemy to convert)
+    df = _read_plain(engine, stmt) if model is BenchmarkMetric else _read(engine, stmt)
+    if df.empty:
+        df = pd.DataFrame(columns=[c.key for c in stmt.selected_columns])
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
     df["framework"] = df["framework"].fillna("other")
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
-    df["run_at"] = pd.to_datetime(df["run_at"])
+    df["run_at"] = pd.to_datetime(df["run_at"], format="ISO8601")
     return df.drop(columns=["sku", "arch", "raw_name"])
 
 
