@@ -29,25 +29,34 @@ def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> 
     if jobs.empty or pairs.empty:
         return pd.DataFrame(columns=COLUMNS)
     ran = _executed(jobs)
-    all_nights = jobs.assign(night=pd.to_datetime(jobs["run_at"]).dt.normalize())
-    acc = accuracy.assign(night=pd.to_datetime(accuracy["run_at"]).dt.normalize()) \
-        if not accuracy.empty else pd.DataFrame(columns=["framework", "hardware", "night"])
+    every = pd.to_datetime(jobs["run_at"]).dt.normalize()
+    acc_nights = pd.to_datetime(accuracy["run_at"]).dt.normalize() \
+        if not accuracy.empty else pd.Series([], dtype="datetime64[ns]")
+    # per (framework, hardware): the nights it ran anything, the suites that executed tests
+    # each night, the nights with accuracy results (sets, not a frame filtered per night)
+    nights_of: dict[tuple, set] = {}
+    for key in zip(jobs["framework"], jobs["hardware"], every):
+        nights_of.setdefault(key[:2], set()).add(key[2])
+    suites_of: dict[tuple, dict] = {}
+    for fw, hw, night, suite in zip(ran["framework"], ran["hardware"], ran["night"],
+                                    ran["suite"]):
+        suites_of.setdefault((fw, hw), {}).setdefault(night, set()).add(suite)
+    gates_of: dict[tuple, set] = {}
+    if not accuracy.empty:
+        for key in zip(accuracy["framework"], accuracy["hardware"], acc_nights):
+            gates_of.setdefault(key[:2], set()).add(key[2])
     rows = []
     for fw, amd, ref in pairs[["framework", "amd_hardware", "nvidia_hardware"]] \
             .dropna().drop_duplicates().itertuples(index=False):
-        nights = sorted(set(all_nights.loc[(all_nights["framework"] == fw)
-                                           & (all_nights["hardware"] == amd), "night"]))
-        ref_ran = ran[(ran["framework"] == fw) & (ran["hardware"] == ref)]
-        amd_ran = ran[(ran["framework"] == fw) & (ran["hardware"] == amd)]
-        ref_acc = acc[(acc["framework"] == fw) & (acc["hardware"] == ref)]
-        amd_acc = acc[(acc["framework"] == fw) & (acc["hardware"] == amd)]
-        for night in nights:
-            week = (ref_ran["night"] >= night - WEEK) & (ref_ran["night"] <= night)
-            expected = set(ref_ran.loc[week, "suite"])
-            executed = set(amd_ran.loc[amd_ran["night"] == night, "suite"])
+        ref_suites, amd_suites = suites_of.get((fw, ref), {}), suites_of.get((fw, amd), {})
+        ref_gates, amd_gates = gates_of.get((fw, ref), set()), gates_of.get((fw, amd), set())
+        for night in sorted(nights_of.get((fw, amd), ())):
+            expected = set().union(*(s for n, s in ref_suites.items()
+                                     if night - WEEK <= n <= night))
+            executed = amd_suites.get(night, set())
             missing = sorted(expected - executed)
-            gate_ref = bool(((ref_acc["night"] >= night - WEEK) & (ref_acc["night"] <= night)).any())
-            gate_amd = bool((amd_acc["night"] == night).any())
+            gate_ref = any(night - WEEK <= n <= night for n in ref_gates)
+            gate_amd = night in amd_gates
             why = []
             if not executed:
                 why.append("no test executed")
