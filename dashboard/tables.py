@@ -610,16 +610,25 @@ def source_syncs(engine: Engine) -> pd.DataFrame:
 INDUCTOR_COLUMNS = ["job_pk", "classname", "model", "outcome", "status"]
 
 
+INDUCTOR_FORMAT = "inductor-csv"  # the TorchInductor benchmark CSVs (`collectors.formats`)
+
+
 def inductor_accuracy(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
     """The TorchInductor accuracy rows of these jobs: the model, its outcome and its status
-    (the test's message; a plain `pass` has none)."""
+    (the test's message; a plain `pass` has none). Only the rows of the benchmark CSVs:
+    PyTorch's own unit tests of the compiler have classes named `inductor.…` too, and a
+    job's unit-test rows are not read at all."""
     wanted = sorted({int(j) for j in job_pks})
     frames = [pd.DataFrame(columns=INDUCTOR_COLUMNS)]
     for i in range(0, len(wanted), CHUNK):
         stmt = (select(TestResult.job_pk, TestCase.classname, TestCase.name.label("model"),
                        TestResult.outcome, TestResult.message.label("status"))
+                .select_from(Artifact)
+                .join(TestResult, and_(TestResult.job_pk == Artifact.job_pk,
+                                       TestResult.artifact_pk == Artifact.id))
                 .join(TestCase, TestCase.id == TestResult.test_pk)
-                .where(TestResult.job_pk.in_(wanted[i:i + CHUNK]),
+                .where(Artifact.job_pk.in_(wanted[i:i + CHUNK]),
+                       Artifact.format == INDUCTOR_FORMAT,
                        TestCase.classname.like("inductor.%")))
         frames.append(_read_plain(engine, stmt))
     out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)

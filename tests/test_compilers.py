@@ -71,7 +71,17 @@ def test_both_vendors_side_by_side_from_ingested_csvs(sqlite_engine, tmp_path):
                        config="inductor_with_cudagraphs_torchbench_float32_training_cuda")
         ingest(sqlite_engine, files, IngestOptions(framework="pytorch", hardware=hw,
                                                    repo="pytorch/pytorch", run_id="101"))
+        # PyTorch's own unit tests of the compiler, in the same job: classes named
+        # inductor.…, but no benchmark configuration of the compiler dashboard
+        unit = tmp_path / vendor / "test-reports.xml"
+        unit.write_text(
+            '<testsuite><testcase classname="inductor.test_torchinductor.CpuTests" '
+            'name="test_add"/><testcase classname="inductor.test_torchinductor.GPUTests.sub.x"'
+            ' name="test_mul"><failure message="boom"/></testcase></testsuite>')
+        ingest(sqlite_engine, [unit], IngestOptions(framework="pytorch", hardware=hw,
+                                                    repo="pytorch/pytorch", run_id="101"))
     out = frames.compiler_pass_rate(sqlite_engine)
+    assert set(out["suite"]) == {"torchbench"}, "a unit test counted as a benchmark model"
     dyn = out[out["compiler"] == "inductor_dynamic"].set_index("hardware")
     assert dyn.loc["mi300x", ["models", "passed"]].tolist() == [8, 5]
     assert dyn.loc["h100", ["models", "passed"]].tolist() == [8, 7]
