@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,3 +25,30 @@ def test_scale_benchmark_small_run(tmp_path):
         assert len(cells) == 6 and all(float(c) >= 0 for c in cells), line
     assert "next nightly ingest (130,000 tests): empty store" in out
     assert "worst view on the largest store" in out
+
+
+def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
+    """`benchmarks/versus.py` checks out the commit, imports it from there, and prints one
+    line per view with both sides' time and the ratio; the worktree is gone afterwards."""
+    from parity.collectors import demo
+    from parity.db.engine import make_engine
+
+    def worktrees() -> str:
+        return subprocess.run(["git", "-C", str(ROOT), "worktree", "list"],
+                              capture_output=True, text=True).stdout
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("versus.py compares commits: this is not a git checkout")
+    before = worktrees()
+    engine = make_engine(tmp_path / "s.db")
+    demo.build(engine, days=1, sizes=demo.plan(1, results=3_000))
+    engine.dispose()
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "versus.py"), "--base",
+                           "HEAD", "--store", str(tmp_path / "s.db"), "--views",
+                           "scorecard,pass_rate_parity", "--rounds", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {ln.split()[0]: ln.split()[1:] for ln in done.stdout.splitlines()[2:]}
+    assert set(rows) == {"scorecard", "pass_rate_parity"}
+    assert all(float(c) > 0 for cells in rows.values() for c in cells), done.stdout
+    assert worktrees() == before

@@ -1,0 +1,96 @@
+"""Views of an earlier commit against the working tree, on the same store in the same run:
+each side times every view warm (best of three calls after a first one) in its own process,
+the two sides alternate `--rounds` times, and the table shows each side's best and the
+ratio. What a change to the views gained, measured on one machine at one moment.
+
+    python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
+
+The earlier commit is checked out with `git worktree` into a temporary folder and imported
+from there (its `parity` package laid out as the installed one maps it).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VIEWS = ["scorecard", "pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity",
+         "coverage", "performance_summary", "regressions", "flaky_tests", "headline",
+         "performance_history", "alerts", "provenance"]
+PACKAGES = {"db": "db", "dashboard": "dashboard", "collectors": "collectors",
+            "runners": "runners"}  # parity.<name> -> folder, as pyproject maps them
+
+CHILD = """
+import sys, time
+if sys.argv[1]:
+    sys.path.insert(0, sys.argv[1])
+from parity.dashboard import frames
+out = []
+for view in sys.argv[3].split(","):
+    f = getattr(frames, view)
+    try:
+        f(sys.argv[2])
+    except Exception:  # a view the earlier commit does not have, or cannot run
+        out.append(f"{view}=nan")
+        continue
+    times = []
+    for _ in range(3):
+        t = time.perf_counter(); f(sys.argv[2]); times.append(time.perf_counter() - t)
+    out.append(f"{view}={min(times):.4f}")
+print(" ".join(out))
+"""
+
+
+def layout(tree: Path, into: Path) -> Path:
+    """A folder whose `parity` package is the checked-out tree's, mapped as installed."""
+    pkg = into / "parity"
+    pkg.mkdir(parents=True)
+    for item in (tree / "parity").iterdir():
+        (pkg / item.name).symlink_to(item)
+    for name, folder in PACKAGES.items():
+        (pkg / name).symlink_to(tree / folder)
+    return into
+
+
+def timings(path: str, store: str, views: list[str]) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views)],
+                          capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+    return {k: float(v) for k, v in (p.split("=") for p in done.stdout.split())}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True, help="the earlier commit")
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--views", default=",".join(VIEWS))
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args(argv)
+    views = args.views.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree),
+                        args.base], check=True)
+        try:
+            base_path = str(layout(tree, Path(tmp) / "path"))
+            best: dict[str, dict[str, float]] = {"base": {}, "head": {}}
+            for _ in range(args.rounds):
+                for side, path in (("base", base_path), ("head", "")):
+                    for view, t in timings(path, args.store, views).items():
+                        best[side][view] = min(best[side].get(view, t), t)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+                           check=False)
+    print(f"warm seconds, best of 3 calls x {args.rounds} alternating rounds, {args.store}")
+    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}")
+    for view in views:
+        b, h = best["base"].get(view), best["head"].get(view)
+        ratio = b / h if b and h and b == b and h == h else float("nan")
+        print(f"{view:<22}{b:>12.3f}{h:>14.3f}{ratio:>8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
