@@ -63,10 +63,10 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     nvidia = runs[runs["vendor"] == "nvidia"]
     rows = []
     present = {fw: set(g) for fw, g in nvidia.groupby("framework")["hardware"]}
-    lanes = {k: g for k, g in nvidia.groupby(LANE, sort=False, dropna=False)}
+    lanes = dict(list(nvidia.groupby(LANE)))  # each reference lane's runs, looked up by key
     for (fw, suite, hw), lane in amd.groupby(LANE, sort=True):
         ref_hw = reference(hw, present.get(fw, set()))
-        refs = lanes.get((fw, suite, ref_hw), nvidia.iloc[0:0])
+        refs = lanes.get((fw, suite, ref_hw), nvidia.iloc[:0])
         chosen = lane.tail(1) if latest else lane
         for r in chosen.itertuples():
             row = dict(framework=fw, suite=suite, amd_hardware=hw, nvidia_hardware=ref_hw,
@@ -110,9 +110,9 @@ def reduce_tests(results: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     order = group[first]  # out's row i is group order[i]
     at = np.empty(n, np.int64)
     at[order] = np.arange(n)
-    reruns = np.full(n, -1, np.int64)
-    np.maximum.at(reruns, at[group], r["rerun_count"].fillna(0).to_numpy(dtype=np.int64))
-    out["reruns"] = reruns
+    reruns = np.zeros(n)  # a missing rerun count is no rerun
+    np.fmax.at(reruns, at[group], pd.to_numeric(r["rerun_count"]).to_numpy(dtype=float))
+    out["reruns"] = reruns.astype(np.int64)
     for col in ("message", "skip_category"):
         has = r[col].notna().to_numpy()
         value = np.full(n, None, dtype=object)

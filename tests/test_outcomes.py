@@ -92,6 +92,16 @@ def test_align_same_commit_then_nearest_within_the_window():
         ("a", "mi300x"), ("kernels", "mi300x"), ("kernels", "mi355x")]
 
 
+def test_a_lane_whose_reference_ran_other_suites_only_has_no_reference():
+    """The reference hardware ran, on the same commit, but only other suites: the AMD lane
+    is not paired with any of them."""
+    jobs = pd.DataFrame([_job(1, 1, "amd", "mi300x", "c1", 0, suite="lora"),
+                         _job(2, 2, "nvidia", "h100", "c1", 0, suite="kernels"),
+                         _job(3, 3, "nvidia", "h100", "c1", 1, suite="models")])
+    row = outcomes.align(jobs, _ref).iloc[0]
+    assert (row["alignment"], row["nvidia_hardware"], row["ref_jobs"]) == ("none", "h100", ())
+
+
 def test_align_window_is_inclusive_and_nothing_outside_it():
     on_edge = outcomes.align(_alignment_jobs(), _ref, window_hours=6.0).iloc[0]
     assert on_edge["alignment"] == "nearest" and on_edge["ref_run_pk"] == 5
@@ -263,6 +273,17 @@ def test_reduce_tests_keeps_the_worst_row_and_the_first_text_present():
                    (2, 7): ("error", 1, "segfault", None), (2, 8): ("passed", 0, None, None)}
     assert list(out.columns) == ["run", "commit", "parity_id", "parity_key", "outcome",
                                  "reruns", "message", "skip_category"]
+
+
+def test_matrix_of_rows_without_any_text_has_every_column():
+    """Raw rows with no message and no skip category anywhere: the matrix still has both
+    sides' message and skip columns, empty; a missing rerun count is no rerun."""
+    rows = [(1, 1, "passed", None, None, None), (3, 1, "failed", 0, None, None)]
+    m = outcomes.test_matrix(_pairs(), _results(rows))
+    assert len(m) == 1 and m.iloc[0]["quadrant"] == "nvidia-only fail"
+    assert m[["amd_message", "nvidia_message", "amd_skip_category"]].isna().all().all()
+    reduced = outcomes.reduce_tests(_results(rows[:1]), ["job_pk"])
+    assert reduced["reruns"].tolist() == [0]
 
 
 def test_quadrants_of_codes_are_the_quadrants_of_names():
