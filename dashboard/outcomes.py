@@ -42,10 +42,10 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
     out = g.agg(**agg)
     # each lane run's jobs, sorted: one sort of all jobs by (group, job), cut per group
     group, pk = g.ngroup().to_numpy(), jobs["job_pk"].to_numpy()
-    order = np.lexsort((pk, group))
-    cuts = np.flatnonzero(np.diff(group[order])) + 1
+    by_group = np.lexsort((pk, group))
+    cuts = np.flatnonzero(np.diff(group[by_group])) + 1
     out.insert(out.columns.get_loc("run_at") + 1, "job_pks",
-               [tuple(part.tolist()) for part in np.split(pk[order], cuts)])
+               [tuple(part.tolist()) for part in np.split(pk[by_group], cuts)])
     # attempts of one run start together: the later attempt is the later lane run (a
     # Buildkite build's retried job attempts are its attempt 0, its final jobs attempt 1)
     order = ["run_at", "attempt", "run_pk"] if "attempt" in out.columns else ["run_at", "run_pk"]
@@ -273,11 +273,11 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     parity_id, outcome, message): each side's message is that of its worst row with one, as
     `reduce_tests` picks it; the skip category is that of the row the outcome came from."""
     out = codes[["pair", "parity_id"]].copy()
-    for side, name in (("amd", "amd"), ("ref", "ref")):
+    for side in ("amd", "ref"):
         c = codes[side].to_numpy()
-        out[f"{name}_outcome"] = np.where(c == absent, None, names(c, OUTCOMES))
+        out[f"{side}_outcome"] = np.where(c == absent, None, names(c, OUTCOMES))
         skip = names(codes[f"{side}_skip"].to_numpy(), SKIPS)
-        out[f"{name}_skip_category"] = np.where(c == absent, None, skip)
+        out[f"{side}_skip_category"] = np.where(c == absent, None, skip)
     owner = [(j, i, side) for i, p in enumerate(pairs.itertuples())
              for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in jobs]
     own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])

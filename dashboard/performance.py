@@ -66,7 +66,7 @@ def config_labels(frame: pd.DataFrame) -> pd.Series:
     cols = [c for c in LABEL_COLUMNS if c in frame.columns]
     if frame.empty:
         return pd.Series([], index=frame.index, dtype="str")
-    keys = list(zip(*(frame[c].astype(object) for c in cols)))
+    keys = list(zip(*(frame[c].astype(object) for c in cols))) if cols else [()] * len(frame)
     labels = {k: config_label(dict(zip(cols, k))) for k in set(keys)}
     return pd.Series([labels[k] for k in keys], index=frame.index, dtype="str")
 

@@ -6,7 +6,6 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
-import sqlite3
 from contextvars import ContextVar
 from typing import Iterable, Sequence
 
@@ -40,7 +39,7 @@ from parity.db.models import (
     TestCase,
     TestResult,
 )
-from parity.db.store import dbapi_cursor
+from parity.db.store import rows_by_ids
 
 Store = Engine | str | Path | None
 ABSENT = 255  # the outcome code of a test a side did not run (`pair_tests`)
@@ -209,20 +208,6 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
 # holds in every store and a process keeps the keys it has read (up to a bound)
 _KEYS: dict[int, str] = {}
 KEYS_KEPT = 400_000
-# ids per IN list read through the driver: SQLite before 3.32 took at most 999 parameters
-IDS_CHUNK = 900 if sqlite3.sqlite_version_info < (3, 32) else 10_000
-
-
-def _by_ids(engine: Engine, sql: str, ids: list[int]) -> list[tuple]:
-    """The rows of `sql` (its one `{ids}` stands for an IN list) for these ids, read in
-    chunks through the driver's cursor: no statement is compiled per chunk."""
-    rows: list[tuple] = []
-    with engine.connect() as conn, dbapi_cursor(conn) as (cursor, mark):
-        for i in range(0, len(ids), IDS_CHUNK):
-            part = ids[i:i + IDS_CHUNK]
-            cursor.execute(sql.format(ids=", ".join([mark] * len(part))), part)
-            rows += cursor.fetchall()
-    return rows
 
 
 def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
@@ -232,8 +217,9 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     if missing:
         if len(_KEYS) + len(missing) > KEYS_KEPT:
             _KEYS.clear()
-        _KEYS.update(_by_ids(engine, "SELECT DISTINCT parity_id, parity_key FROM test_case "
-                                     "WHERE parity_id IN ({ids})", missing))
+        with engine.connect() as conn:
+            _KEYS.update(rows_by_ids(conn, "SELECT DISTINCT parity_id, parity_key FROM "
+                                           "test_case WHERE parity_id IN ({ids})", missing))
     found = [p for p in wanted if p in _KEYS]
     return pd.DataFrame({"parity_id": np.array(found, dtype=np.int64),
                          "parity_key": pd.array([_KEYS[p] for p in found], dtype="str")})

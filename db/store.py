@@ -203,18 +203,25 @@ def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
     """Which of `ids` (sorted, for an ordered walk of the index) are interned already. A
     night's report mostly repeats known tests; finding them costs a quarter of inserting
     them again with ON CONFLICT DO NOTHING."""
-    found: set[int] = set()
+    return {row[0] for row in rows_by_ids(
+        conn, f"SELECT id FROM {TestCase.__tablename__} WHERE id IN ({{ids}})", ids)}
+
+
+def rows_by_ids(conn: Connection, sql: str, ids: Sequence[int]) -> list[tuple]:
+    """The rows of `sql` (its one `{ids}` stands for an IN list) for these ids, in chunks
+    as large as the backend's bound-parameter limit allows, through the driver's cursor: no
+    statement is compiled per chunk."""
+    rows: list[tuple] = []
     if not ids:
-        return found
+        return rows
     chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
         else 999  # SQLite's bound-parameter limit
     with dbapi_cursor(conn) as (cursor, mark):
         for i in range(0, len(ids), chunk):
-            part = ids[i:i + chunk]
-            cursor.execute(f"SELECT id FROM {TestCase.__tablename__} WHERE id IN "
-                           f"({', '.join([mark] * len(part))})", part)
-            found.update(row[0] for row in cursor.fetchall())
-    return found
+            part = list(ids[i:i + chunk])
+            cursor.execute(sql.format(ids=", ".join([mark] * len(part))), part)
+            rows += cursor.fetchall()
+    return rows
 
 
 def add_test_cases(conn: Connection, rows: list[tuple]) -> None:
@@ -245,20 +252,14 @@ def add_summaries(conn: Connection, job_pk: int, groups: dict[str, dict[str, flo
                  f"ON CONFLICT (job_pk) DO UPDATE SET {adds}")
 
 
-def sum_summaries(conn: Connection, job_pks: Iterable[int] | None = None) -> None:
-    """Derive the jobs' totals (`job_summary`) again from their groups: all of them, or
-    those of `job_pks`."""
+def sum_summaries(conn: Connection) -> None:
+    """Derive every job's totals (`job_summary`) again from its groups."""
     t = JobSummary.__table__
     cols = COUNT_COLUMNS + ("duration_s",)
-    groups = select(TestSummary.job_pk, *(func.sum(getattr(TestSummary, c)) for c in cols)) \
-        .group_by(TestSummary.job_pk)
-    wipe = delete(t)
-    if job_pks is not None:
-        job_pks = list(job_pks)
-        groups = groups.where(TestSummary.job_pk.in_(job_pks))
-        wipe = wipe.where(t.c.job_pk.in_(job_pks))
-    conn.execute(wipe)
-    conn.execute(t.insert().from_select(["job_pk", *cols], groups))
+    conn.execute(delete(t))
+    conn.execute(t.insert().from_select(["job_pk", *cols], select(
+        TestSummary.job_pk, *(func.sum(getattr(TestSummary, c)) for c in cols))
+        .group_by(TestSummary.job_pk)))
 
 
 def add_benchmarks(conn: Connection, rows: Iterable[dict]) -> int:
