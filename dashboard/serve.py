@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Mapping
 
-APP = Path(__file__).resolve().parent / "app" / "main.py"
+APP = Path(__file__).resolve().parent / "app" / "server.py"
 SECRET = re.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_KEY|PRIVATE_KEY|WEBHOOK",
                     re.I)
 

@@ -4,6 +4,7 @@ history, a permalink reloaded to the same view, and no page carrying a planted t
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -129,3 +130,31 @@ def test_the_root_forwards_to_the_overview_with_its_query(browser, app):
     assert "not found" not in page.content().lower()
     page.close()
 
+
+
+def test_the_overview_is_computed_before_the_server_answers(browser, demo_db, tmp_path):
+    """`parity serve` computes the overview's views, with the default filters, into the cache
+    its visitors read before it answers: with the store taken away once the server answered,
+    the overview still shows its scorecard and alerts, while a page it did not compute says
+    the store cannot be read. The server also says what it computed."""
+    db = tmp_path / "store.db"
+    shutil.copy(demo_db, db)
+    proc, base = serve(db)
+    try:
+        db.rename(tmp_path / "gone.db")
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{base}/overview")
+        page.wait_for_selector(SCORECARD, timeout=60_000)
+        page.wait_for_selector("text=Alerts", timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        assert not page.locator("[data-testid='stException']").count()
+        page.goto(f"{base}/coverage")  # not computed at start-up: it needs the store
+        page.wait_for_selector("[data-testid='stException'], [data-testid='stAlert']",
+                               timeout=60_000)
+        assert page.locator("[data-testid='stException']").count() \
+            or "unable to open" in page.content().lower()
+        page.close()
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=30)[0].decode()
+    assert "computed headline, alerts, rocm_stack, untrusted_runs, sources, fleet in" in out

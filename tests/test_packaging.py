@@ -70,7 +70,7 @@ def test_the_wheel_carries_its_data(installed):
     """Migrations, vocabularies, app pages, workflow templates and the report notebook."""
     pkg = installed["site"] / "parity"
     for rel in ("db/hardware.toml", "db/capabilities.toml", "collectors/formats/junit.py",
-                "dashboard/weekly_report.ipynb", "dashboard/app/main.py",
+                "dashboard/weekly_report.ipynb", "dashboard/app/main.py", "dashboard/app/server.py",
                 "dashboard/app/views/overview.py", "runners/workflows/parity-vllm.yml",
                 "db/migrations/env.py", "cli/__init__.py", "dashboard/alert_rules.toml",
                 "db/migrations/versions/0011_alerts.py"):

@@ -7,7 +7,8 @@ from parity.dashboard.app import common as c
 kw = c.page("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
             "the reference's suites, pass rate on the same tests, performance at matched "
             "configs, accuracy, open findings and the fleet.")
-head = c.view("headline", **kw)
+calls = c.overview_calls(kw)
+head = c.view("headline", **calls["headline"])
 if head.empty:
     st.warning("No AMD lane with an NVIDIA reference ran in this window.")
 else:
@@ -62,7 +63,7 @@ else:
             params["week"] = kw["week"]
         cols[i % 3].page_link(c.PAGES["tests"], query_params=params,
                               label=f"{row.framework} · {row.amd_hardware}: failing tests")
-firing = c.view("alerts", **{k: v for k, v in kw.items() if k in ("framework", "week")})
+firing = c.view("alerts", **calls["alerts"])
 st.subheader("Alerts")
 if firing.empty:
     st.caption("Nothing fires now (`parity alerts` records and posts them).")
@@ -81,7 +82,7 @@ else:
         hide_index=True, key="alerts",
         column_config={"age_days": st.column_config.NumberColumn("age (days)"),
                        "issue": st.column_config.LinkColumn("issue", display_text="open")})
-stack = c.view("rocm_stack", **{k: v for k, v in kw.items() if k in ("framework", "week")})
+stack = c.view("rocm_stack", **calls["rocm_stack"])
 if not stack.empty:
     st.subheader("AMD software stack (TheRock nightly)")
     st.caption("Pass rate of ROCm, PyTorch and JAX per GPU architecture and night, from "
@@ -94,13 +95,13 @@ if not stack.empty:
                                 "pass_rate": st.column_config.NumberColumn("pass rate",
                                                                            format="percent")})
     c.chart("rocm_stack", stack, key="rocm_stack_chart")
-left_out = c.view("untrusted_runs", week=kw.get("week"))
+left_out = c.view("untrusted_runs", **calls["untrusted_runs"])
 if not left_out.empty:
     reasons = left_out["untrusted"].str.split(":").str[0].value_counts()
     st.caption("⚠ untrusted: " + ", ".join(f"{n} {r}" for r, n in reasons.items())
                + " runs are left out of every figure on this page "
                "(frames.untrusted_runs(); include_untrusted=True counts them in).")
-syncs = c.view("sources")
+syncs = c.view("sources", **calls["sources"])
 if not syncs.empty:
     st.subheader("Sources")
     stale = syncs[syncs["stale"]]
@@ -119,7 +120,7 @@ if not syncs.empty:
                      "stale": st.column_config.CheckboxColumn(
                          "stale", help="no successful sync for 24 hours"),
                      "message": st.column_config.Column("last sync said")})
-fleet = c.view("fleet", week=kw.get("week"))
+fleet = c.view("fleet", **calls["fleet"])
 st.subheader("Fleet")
 if fleet.empty:
     st.caption("No runner snapshot yet (`parity collect runners`).")
