@@ -1,7 +1,9 @@
 """Views of an earlier commit against the working tree, on the same store in the same run:
 each side times every view warm (best of three calls after a first one) in its own process,
 the two sides alternate `--rounds` times, and the table shows each side's best and the
-ratio. What a change to the views gained, measured on one machine at one moment.
+ratio. What a change to the views gained, measured on one machine at one moment. The
+`same` column says whether the two sides' frames are equal (a digest of their columns and
+values): a speed-up must not change a figure.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
 
@@ -24,7 +26,8 @@ PACKAGES = {"db": "db", "dashboard": "dashboard", "collectors": "collectors",
             "runners": "runners"}  # parity.<name> -> folder, as pyproject maps them
 
 CHILD = """
-import sys, time
+import hashlib, sys, time
+import pandas as pd
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
 from parity.dashboard import frames
@@ -32,14 +35,19 @@ out = []
 for view in sys.argv[3].split(","):
     f = getattr(frames, view)
     try:
-        f(sys.argv[2])
+        df = f(sys.argv[2])
     except Exception:  # a view the earlier commit does not have, or cannot run
-        out.append(f"{view}=nan")
+        out.append(f"{view}=nan:-")
         continue
+    try:
+        digest = hashlib.sha1(repr(list(df.columns)).encode() + pd.util.hash_pandas_object(
+            df.astype(str), index=False).to_numpy().tobytes()).hexdigest()[:12]
+    except Exception:  # a column the digest cannot read
+        digest = "?"
     times = []
     for _ in range(3):
         t = time.perf_counter(); f(sys.argv[2]); times.append(time.perf_counter() - t)
-    out.append(f"{view}={min(times):.4f}")
+    out.append(f"{view}={min(times):.4f}:{digest}")
 print(" ".join(out))
 """
 
@@ -55,10 +63,16 @@ def layout(tree: Path, into: Path) -> Path:
     return into
 
 
-def timings(path: str, store: str, views: list[str]) -> dict[str, float]:
+def timings(path: str, store: str, views: list[str]) -> dict[str, tuple[float, str]]:
+    """Per view: (best warm seconds, digest of its frame)."""
     done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views)],
                           capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-    return {k: float(v) for k, v in (p.split("=") for p in done.stdout.split())}
+    out = {}
+    for part in done.stdout.split():
+        view, value = part.split("=")
+        seconds, digest = value.split(":")
+        out[view] = (float(seconds), digest)
+    return out
 
 
 def main(argv=None) -> int:
@@ -76,19 +90,23 @@ def main(argv=None) -> int:
         try:
             base_path = str(layout(tree, Path(tmp) / "path"))
             best: dict[str, dict[str, float]] = {"base": {}, "head": {}}
+            digests: dict[str, dict[str, str]] = {"base": {}, "head": {}}
             for _ in range(args.rounds):
                 for side, path in (("base", base_path), ("head", "")):
-                    for view, t in timings(path, args.store, views).items():
+                    for view, (t, digest) in timings(path, args.store, views).items():
                         best[side][view] = min(best[side].get(view, t), t)
+                        digests[side][view] = digest
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                            check=False)
     print(f"warm seconds, best of 3 calls x {args.rounds} alternating rounds, {args.store}")
-    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}")
+    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}{'same':>6}")
     for view in views:
         b, h = best["base"].get(view), best["head"].get(view)
         ratio = b / h if b and h and b == b and h == h else float("nan")
-        print(f"{view:<22}{b:>12.3f}{h:>14.3f}{ratio:>8.2f}")
+        db, dh = digests["base"].get(view), digests["head"].get(view)
+        same = "?" if "?" in (db, dh) or "-" in (db, dh) else ("yes" if db == dh else "NO")
+        print(f"{view:<22}{b:>12.3f}{h:>14.3f}{ratio:>8.2f}{same:>6}")
     return 0
 
 
