@@ -315,12 +315,51 @@ def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
                                    "parity_key"]).reset_index(drop=True)
 
 
-def _ran_in_order(history: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """The rows where the test ran, in time order (stable), with `f` (it failed) and `pos`,
-    its position in its group's sequence."""
-    h = history[history["outcome"].isin(RAN)].sort_values("run_at", kind="stable")
-    h = h.assign(f=h["outcome"].isin(FAILED).to_numpy())
-    return h.assign(pos=h.groupby(keys, sort=False).cumcount())
+class _Ran:
+    """The rows of an outcome history where the test ran, as arrays grouped by `keys` (groups
+    numbered in the order of their first run) and time-ordered within each group (stable):
+    `rows` (positions in the history), `group`, `f` (it failed), `starts` (where each group
+    begins), `sizes` and `pos` (each row's place in its group). Integer work instead of
+    grouping the text columns: a 60-day history of thousands of failing tests is hundreds of
+    thousands of rows."""
+
+    def __init__(self, history: pd.DataFrame, keys: list[str]):
+        ran = np.flatnonzero(history["outcome"].isin(RAN).to_numpy())
+        ran = ran[np.argsort(history["run_at"].to_numpy()[ran], kind="stable")]
+        combined = np.zeros(len(ran), np.int64)
+        for k in keys:  # one integer per key combination
+            codes, uniques = history[k].factorize(use_na_sentinel=False)
+            combined = combined * max(len(uniques), 1) + np.asarray(codes)[ran]
+        group = pd.factorize(combined)[0]  # numbered by first run
+        order = np.argsort(group, kind="stable")
+        self.rows, self.group = ran[order], group[order]
+        self.f = history["outcome"].isin(FAILED).to_numpy()[self.rows]
+        self.starts = np.flatnonzero(np.r_[True, self.group[1:] != self.group[:-1]]) \
+            if len(self.rows) else np.empty(0, np.int64)
+        self.sizes = np.diff(np.r_[self.starts, len(self.rows)])
+        self.ends = self.starts + self.sizes - 1
+        self.pos = np.arange(len(self.rows)) - np.repeat(self.starts, self.sizes)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def last(self, where: np.ndarray) -> np.ndarray:
+        """Per group, the position (in the arrays) of its last row where `where` holds, or
+        -1."""
+        at = np.where(where, np.arange(len(where)), -1)
+        return np.maximum.reduceat(at, self.starts) if len(self) else np.empty(0, np.int64)
+
+    def last_value(self, history: pd.DataFrame, name: str) -> pd.Series:
+        """Per group, the last value of a column that is there (as pandas' `last`), else
+        missing; read for those rows only (the texts are what costs)."""
+        col = history[name]
+        at = self.last(col.notna().to_numpy()[self.rows])
+        values = col.iloc[self.rows[np.maximum(at, 0)]].reset_index(drop=True)
+        return values.where(pd.Series(at >= 0), None) if (at < 0).any() else values
+
+    def firsts(self, history: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+        """Each group's key values."""
+        return history[keys].iloc[self.rows[self.starts]].reset_index(drop=True)
 
 
 def streaks(history: pd.DataFrame) -> pd.DataFrame:
@@ -333,23 +372,23 @@ def streaks(history: pd.DataFrame) -> pd.DataFrame:
     keys = ["framework", "hardware", "parity_id"]
     if history.empty:
         return pd.DataFrame(columns=cols)
-    h = _ran_in_order(history, keys)
-    if h.empty:
+    r = _Ran(history, keys)
+    if not len(r):
         return pd.DataFrame(columns=cols)
-    g = h.groupby(keys, sort=False)
-    out = g.agg(parity_key=("parity_key", "last"), last_run_at=("run_at", "last"),
-                last_message=("message", "last"), runs=("f", "size"), failures=("f", "sum"))
-    last_ok = h[~h["f"]].groupby(keys, sort=False)["pos"].max()
-    out["streak"] = (out["runs"] - 1 - last_ok.reindex(out.index).fillna(-1)).astype(int)
-    last_bad = h[h["f"]].groupby(keys, sort=False)["pos"].max()
-    out["passing"] = (out["runs"] - 1 - last_bad.reindex(out.index).fillna(-1)).astype(int)
-    start = h.set_index(keys + ["pos"])["run_at"]
-    first = list(zip(*[out.index.get_level_values(k) for k in keys], out["runs"] - out["streak"]))
-    out["first_failing"] = start.reindex(pd.MultiIndex.from_tuples(
-        first, names=keys + ["pos"])).to_numpy() if len(out) else []
-    out.loc[out["streak"] == 0, "first_failing"] = pd.NaT
-    out["failures"] = out["failures"].astype(int)
-    return out.reset_index()[cols]
+    last_ok, last_bad = r.last(~r.f), r.last(r.f)
+    streak = r.ends - np.where(last_ok >= 0, last_ok, r.starts - 1)
+    run_at = history["run_at"].to_numpy()[r.rows]
+    out = r.firsts(history, keys)
+    out["parity_key"] = r.last_value(history, "parity_key")
+    out["streak"] = streak.astype(int)
+    out["first_failing"] = pd.Series(run_at[np.minimum(r.ends + 1 - streak, r.ends)]) \
+        .where(pd.Series(streak > 0))
+    out["last_run_at"] = run_at[r.ends]
+    out["last_message"] = r.last_value(history, "message")
+    out["runs"] = r.sizes.astype(int)
+    out["failures"] = np.add.reduceat(r.f.astype(np.int64), r.starts).astype(int)
+    out["passing"] = (r.ends - np.where(last_bad >= 0, last_bad, r.starts - 1)).astype(int)
+    return out[cols]
 
 
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
@@ -365,19 +404,33 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     keys = ["framework", "vendor", "hardware", "parity_id"]
     if history.empty:
         return pd.DataFrame(columns=cols)
-    h = _ran_in_order(history, keys)
-    if h.empty:
+    r = _Ran(history, keys)
+    if not len(r):
         return pd.DataFrame(columns=cols)
-    prev = h.groupby(keys, sort=False)["f"].shift()
-    h = h.assign(flip=(prev.notna() & (h["f"] != prev)).to_numpy(),
-                 rp=((h["outcome"] == "passed") & (h["reruns"].fillna(0) > 0)).to_numpy())
-    out = h.groupby(keys, sort=False).agg(
-        parity_key=("parity_key", "last"), runs=("f", "size"), failures=("f", "sum"),
-        rerun_passes=("rp", "sum"), flips=("flip", "sum"), last_seen=("run_at", "last"))
-    by_commit = h.groupby(keys + ["commit"], sort=False)["f"].agg(["min", "max"])
-    mixed = (by_commit["max"] & ~by_commit["min"]).groupby(level=keys, sort=False).sum()
-    out["same_commit_mixed"] = mixed.reindex(out.index).fillna(0).astype(int)
-    out = out[(out["rerun_passes"] > 0) | (out["same_commit_mixed"] > 0)].reset_index()
+    f = r.f
+    flip = np.r_[False, f[1:] != f[:-1]] & (r.pos > 0)
+    reruns = pd.to_numeric(history["reruns"]).fillna(0).to_numpy()[r.rows]
+    rp = (history["outcome"] == "passed").to_numpy()[r.rows] & (reruns > 0)
+    total = lambda v: np.add.reduceat(v.astype(np.int64), r.starts)  # noqa: E731
+    out = r.firsts(history, keys)
+    out["parity_key"] = r.last_value(history, "parity_key")
+    out["runs"], out["failures"] = r.sizes, total(f)
+    out["rerun_passes"], out["flips"] = total(rp), total(flip)
+    out["last_seen"] = history["run_at"].to_numpy()[r.rows[r.ends]]
+    # commits on which the test both passed and failed (rows without a commit count for none)
+    codes, uniques = history["commit"].factorize()  # a missing commit is -1
+    commit = np.asarray(codes)[r.rows]
+    known = np.flatnonzero(commit >= 0)
+    pair = pd.factorize(r.group[known] * max(len(uniques), 1) + commit[known])[0]
+    failed_on = np.zeros(pair.max() + 1 if len(pair) else 0, bool)
+    passed_on = failed_on.copy()
+    np.logical_or.at(failed_on, pair, f[known])
+    np.logical_or.at(passed_on, pair, ~f[known])
+    group_of = np.zeros(len(failed_on), np.int64)
+    group_of[pair] = r.group[known]
+    out["same_commit_mixed"] = np.bincount(group_of[failed_on & passed_on],
+                                           minlength=len(r)).astype(int)
+    out = out[(out["rerun_passes"] > 0) | (out["same_commit_mixed"] > 0)].reset_index(drop=True)
     runs = out["runs"].astype(int)
     out["flip_rate"] = (out["flips"] / (runs - 1).where(runs > 1)).fillna(0.0)
     out["fail_rate"] = out["failures"] / runs

@@ -416,3 +416,73 @@ def test_flakiness_same_commit_mixes_reruns_and_vendors():
     assert single.iloc[0]["flip_rate"] == 0.0 and single.iloc[0]["runs"] == 1
     assert outcomes.flakiness(amd[amd["parity_id"] >= 3]).empty
     assert outcomes.flakiness(amd.iloc[0:0]).empty
+
+
+def _reference(history: pd.DataFrame, keys: list[str]) -> dict:
+    """Streak and flakiness figures per group, counted in plain Python run by run: what the
+    array code in `outcomes` must give."""
+    out: dict = {}
+    ran = history[history["outcome"].isin(outcomes.RAN)]
+    ran = ran.iloc[sorted(range(len(ran)), key=lambda i: ran["run_at"].iloc[i])]  # stable
+    for row in ran.itertuples():
+        out.setdefault(tuple(getattr(row, k) for k in keys), []).append(row)
+    figures = {}
+    for key, rows in out.items():
+        f = [r.outcome in outcomes.FAILED for r in rows]
+        streak = len(f) - (max(i for i, x in enumerate(f) if not x) + 1 if not all(f) else 0)
+        passing = len(f) - (max(i for i, x in enumerate(f) if x) + 1 if any(f) else 0)
+        messages = [r.message for r in rows if r.message is not None and r.message == r.message]
+        commits: dict = {}
+        for r, x in zip(rows, f):
+            if pd.notna(r.commit):
+                commits.setdefault(r.commit, set()).add(x)
+        figures[key] = dict(
+            runs=len(f), failures=sum(f), streak=streak, passing=passing,
+            first_failing=rows[len(f) - streak].run_at if streak else None,
+            last_run_at=rows[-1].run_at, last_message=messages[-1] if messages else None,
+            flips=sum(a != b for a, b in zip(f, f[1:])),
+            rerun_passes=sum(r.outcome == "passed" and (r.reruns or 0) > 0 for r in rows),
+            mixed=sum(len(v) == 2 for v in commits.values()))
+    return figures
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_streaks_and_flakiness_agree_with_counting_run_by_run(seed):
+    """Random histories over two frameworks, vendors and hardware, with ties in time, tests
+    that never ran, runs without a commit or a message and reruns: every streak, first
+    failing date, last message, flip and same-commit mix equals a plain count."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(400):
+        fw = rng.choice(["vllm", "sglang"])
+        vendor, hw = [("amd", "mi300x"), ("amd", "mi355x"), ("nvidia", "h100")][rng.integers(3)]
+        test = int(rng.integers(12))
+        outcome = rng.choice(["passed", "failed", "error", "skipped", "xfailed"],
+                             p=[0.45, 0.25, 0.1, 0.15, 0.05])
+        rows.append(dict(framework=fw, vendor=vendor, hardware=hw, parity_id=test,
+                         parity_key=f"t::test_{test}", run_at=T0 + timedelta(hours=int(rng.integers(30))),
+                         outcome=outcome, reruns=[0, 1, None][rng.integers(3)],
+                         commit=[None, "c1", "c2", "c3"][rng.integers(4)],
+                         message=None if rng.random() < 0.4 else f"m{len(rows)}"))
+    history = pd.DataFrame(rows)
+    want = _reference(history, ["framework", "hardware", "parity_id"])
+    got = outcomes.streaks(history)
+    assert len(got) == len(want)
+    for r in got.itertuples():
+        w = want[(r.framework, r.hardware, r.parity_id)]
+        assert (r.runs, r.failures, r.streak, r.passing) == \
+            (w["runs"], w["failures"], w["streak"], w["passing"])
+        assert (None if pd.isna(r.first_failing) else r.first_failing) == w["first_failing"]
+        assert r.last_run_at == w["last_run_at"]
+        assert (None if pd.isna(r.last_message) else r.last_message) == w["last_message"]
+    want = _reference(history, ["framework", "vendor", "hardware", "parity_id"])
+    flaky = outcomes.flakiness(history)
+    expected = {k for k, w in want.items() if w["rerun_passes"] or w["mixed"]}
+    assert {(r.framework, r.vendor, r.hardware, r.parity_id) for r in flaky.itertuples()} \
+        == expected
+    for r in flaky.itertuples():
+        w = want[(r.framework, r.vendor, r.hardware, r.parity_id)]
+        assert (r.runs, r.failures, r.rerun_passes, r.same_commit_mixed) == \
+            (w["runs"], w["failures"], w["rerun_passes"], w["mixed"])
+        assert r.flip_rate == pytest.approx(w["flips"] / (w["runs"] - 1) if w["runs"] > 1 else 0)
+        assert r.last_seen == w["last_run_at"]
