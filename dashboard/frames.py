@@ -161,9 +161,11 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
              messages: bool = True) -> pd.DataFrame:
     """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
-    followed only in the lane it was found in. Outcomes and reruns come from the per-job
-    outcome vectors; the raw results are read only for the message of each test's last
-    failure (`messages`)."""
+    followed only in the lane it was found in: one row per (run, hardware, test), the worst
+    of its jobs' outcomes. Outcomes and reruns come from the per-job outcome vectors, and
+    the rows are assembled as integer arrays (a 60-day history of thousands of failing tests
+    is hundreds of thousands of rows); the raw results are read only for the message of each
+    test's last failure (`messages`)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE)["job_pk"]
     alias = tables.aliases(engine)  # test id -> parity id, for vendor-named tests
@@ -181,50 +183,84 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         for job in lanes.get_group(key):
             lookups[int(job)] = (ids, parity)
     found = tables.job_vectors(engine, lookups)
-    cols: dict[str, list[np.ndarray]] = {"job_pk": [], "parity_id": [], "code": [],
-                                         "rerun_count": []}
+    cols: dict[str, list[np.ndarray]] = {"job": [], "parity_id": [], "code": [], "rerun": []}
     for job, (ids, parity) in lookups.items():
         v = found.get(job, vec.EMPTY)
         if not len(v):
             continue
         pos = np.minimum(np.searchsorted(v.ids, ids), len(v.ids) - 1)
         hit = v.ids[pos] == ids
-        cols["job_pk"].append(np.full(int(hit.sum()), job, np.int64))
+        cols["job"].append(np.full(int(hit.sum()), job, np.int64))
         cols["parity_id"].append(parity[hit])
-        cols["code"].append(v.outcomes[pos[hit]])
-        cols["rerun_count"].append(v.reruns[pos[hit]].astype(np.int64))
-    rows = pd.DataFrame({k: np.concatenate(v) if v else np.empty(0, np.int64)
-                         for k, v in cols.items()})
-    rows["outcome"] = vec.names(rows["code"].to_numpy(dtype=int), vec.OUTCOMES)
-    rows = rows.drop(columns="code").merge(
-        tables.parity_keys(engine, rows["parity_id"].unique()), on="parity_id")
-    rows["message"] = _last_failure_messages(engine, rows, jobs) if messages else None
-    rows["skip_category"] = None
-    meta = jobs[["job_pk", "framework", "vendor", "hardware", "commit", "run_at", "run_pk"]]
-    merged = rows.merge(meta, on="job_pk")
+        cols["code"].append(v.outcomes[pos[hit]].astype(np.int64))
+        cols["rerun"].append(v.reruns[pos[hit]].astype(np.int64))
+    a = {k: np.concatenate(v) if v else np.empty(0, np.int64) for k, v in cols.items()}
+    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
+    key_at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
+    a = {k: v[key_at >= 0] for k, v in a.items()}  # a test without a key is not followed
+    key_at = key_at[key_at >= 0]
     by = ["framework", "vendor", "hardware", "run_pk", "commit", "run_at"]
-    if not merged.duplicated(["run_pk", "hardware", "parity_id"]).any():  # one row per run
-        return merged.rename(columns={"rerun_count": "reruns"})[
-            by + ["parity_id", "parity_key", "outcome", "reruns", "message", "skip_category"]]
-    return outcomes.reduce_tests(merged, by)
+    job_at = pd.Index(jobs["job_pk"]).get_indexer(a["job"])
+    # one row per (run, hardware, test): the worst outcome first, then the order read
+    key = _combined(_combined(jobs[by])[job_at], pd.factorize(a["parity_id"])[0])
+    message = _last_failure_messages(engine, a, jobs, job_at) if messages \
+        else np.full(len(key), None, dtype=object)
+    if key.max(initial=-1) + 1 == len(key):  # one job per run and hardware: nothing to reduce
+        keep, reruns, text = np.arange(len(key)), a["rerun"], message
+    else:
+        order = np.lexsort((np.arange(len(key)), a["code"]))  # worst first, stable
+        seen = key[order]
+        first = ~pd.Series(seen).duplicated().to_numpy()
+        keep = order[first]
+        at = np.empty(len(key), np.int64)
+        at[seen[first]] = np.arange(int(first.sum()))  # key -> its row in the output
+        reruns = np.zeros(len(keep), np.int64)
+        np.maximum.at(reruns, at[key], a["rerun"])
+        text = np.full(len(keep), None, dtype=object)
+        has = order[pd.notna(message[order])]  # rows with a message, worst first
+        once = ~pd.Series(key[has]).duplicated().to_numpy()
+        text[at[key[has[once]]]] = message[has[once]]
+    out = jobs[by].iloc[job_at[keep]].reset_index(drop=True)
+    out["parity_id"] = a["parity_id"][keep]
+    out["parity_key"] = keys["parity_key"].iloc[key_at[keep]].to_numpy()
+    out["outcome"] = vec.names(a["code"][keep], vec.OUTCOMES)
+    out["reruns"] = reruns
+    out["message"] = pd.Series(text, dtype=object)
+    out["skip_category"] = None
+    return out
 
 
-def _last_failure_messages(engine, rows: pd.DataFrame, jobs: pd.DataFrame) -> pd.Series:
+def _combined(*columns) -> np.ndarray:
+    """One integer per distinct combination of the columns (of a frame, or arrays), missing
+    values included: a key to group on without grouping text."""
+    parts = [c for col in columns for c in (
+        (col[name] for name in col.columns) if isinstance(col, pd.DataFrame) else [col])]
+    out = np.zeros(len(parts[0]), np.int64)
+    for part in parts:
+        codes, uniques = pd.factorize(part, use_na_sentinel=False)
+        out = pd.factorize(out * max(len(uniques), 1) + codes)[0]  # stays small
+    return out
+
+
+def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
+                           job_at: np.ndarray) -> np.ndarray:
     """The message of each test's latest failing row in its lane (None elsewhere): what a
     history view shows as the last message, read from the raw results of those jobs only."""
-    out = pd.Series(None, index=rows.index, dtype=object)
-    failed = rows[rows["outcome"].isin(outcomes.FAILED)]
-    if failed.empty:
+    out = np.full(len(job_at), None, dtype=object)
+    failed = np.flatnonzero(a["code"] <= max(vec.OUTCOMES.index(o) for o in outcomes.FAILED))
+    if not len(failed):
         return out
-    when = failed["job_pk"].map(dict(zip(jobs["job_pk"], jobs["run_at"])))
-    lane = failed["job_pk"].map(dict(zip(jobs["job_pk"], zip(*[jobs[c] for c in outcomes.LANE]))))
-    last = failed.assign(_when=when, _lane=lane).sort_values("_when", kind="stable") \
-        .groupby(["_lane", "parity_id"], sort=False).tail(1)
-    res = tables.results(engine, last["job_pk"].unique(), last["parity_id"].unique(),
+    lane = _combined(jobs[outcomes.LANE])[job_at[failed]]
+    when = jobs["run_at"].to_numpy()[job_at[failed]]
+    order = np.lexsort((np.arange(len(failed)), when, a["parity_id"][failed], lane))
+    group = np.stack([lane[order], a["parity_id"][failed][order]])
+    last = failed[order[np.r_[(group[:, 1:] != group[:, :-1]).any(axis=0), True]]]
+    res = tables.results(engine, pd.unique(a["job"][last]), pd.unique(a["parity_id"][last]),
                          notable=True)  # one read; pairs outside `last` are left unused
     res = outcomes.reduce_tests(res, ["job_pk"])
     message = dict(zip(zip(res["job_pk"], res["parity_id"]), res["message"]))
-    out.loc[last.index] = [message.get(k) for k in zip(last["job_pk"], last["parity_id"])]
+    out[last] = [message.get(k) for k in zip(a["job"][last].tolist(),
+                                             a["parity_id"][last].tolist())]
     return out
 
 
