@@ -479,8 +479,7 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
         last = last[last["run_at"] == latest]
         failing = last[(last["failed"] + last["error"]) > 0]
         if not failing.empty:
-            res = tables.notable(engine, failing["job_pk"])
-            res = res[res["outcome"].isin(outcomes.FAILED)].merge(
+            res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
             hist = _history(store, jobs, res)
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
@@ -519,7 +518,7 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
-    res = tables.notable(tables.open_store(store), suspect["job_pk"])
+    res = tables.failing_tests(tables.open_store(store), suspect["job_pk"], reruns=True)
     hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"),
                     messages=False)
     out = outcomes.flakiness(hist)

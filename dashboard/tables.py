@@ -258,19 +258,6 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
 
 
-def notable(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
-    """The failed, errored and rerun rows of these jobs, without their texts: job, test,
-    parity id, outcome, rerun count. What the history views need to know which tests to
-    follow (a message can be 64 KiB; reading them all cost most of those views' time)."""
-    job_pks = sorted({int(j) for j in job_pks})
-    cols = ["job_pk", "test_pk", "parity_id", "outcome", "rerun_count"]
-    base = _notable_rows(select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
-                                TestResult.rerun_count))
-    frames = [_read_plain(engine, base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK])))
-              for i in range(0, len(job_pks), CHUNK)]
-    return _with_parity_ids(engine, frames, cols)
-
-
 def _with_parity_ids(engine: Engine, frames: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
     """The rows read, together, with each test's parity id: its own id unless it has a
     vendor word."""
@@ -356,6 +343,27 @@ def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     _require(engine, JobOutcome)
     with engine.connect() as conn:
         return state.read(conn, job_pks)
+
+
+def failing_tests(engine: Engine, job_pks: Iterable[int], *,
+                  reruns: bool = False) -> pd.DataFrame:
+    """(job_pk, parity_id) of the tests that failed or errored in each of these jobs (and,
+    with `reruns`, of those rerun there), from the per-job vectors: which tests the history
+    views follow, without reading the failed rows themselves (tens of thousands a fortnight,
+    with their texts)."""
+    by_job = job_vectors(engine, job_pks)
+    alias = vec.Aliases(aliases(engine)) if by_job else None
+    worst_failed = max(vec.OUTCOMES.index(o) for o in ("failed", "error"))
+    parts = []
+    for job, v in by_job.items():
+        hit = v.outcomes <= worst_failed
+        if reruns:
+            hit |= v.reruns > 0
+        ids = alias.parity_ids(v.ids[hit])
+        parts.append(pd.DataFrame({"job_pk": np.full(len(ids), job, np.int64),
+                                   "parity_id": ids}))
+    return pd.concat(parts, ignore_index=True) if parts else \
+        pd.DataFrame({"job_pk": np.empty(0, np.int64), "parity_id": np.empty(0, np.int64)})
 
 
 def vectors(engine: Engine, groups: dict) -> dict:

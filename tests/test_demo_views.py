@@ -209,3 +209,21 @@ def test_matrix_from_vectors_is_the_matrix_of_the_raw_rows(demo_db, quadrant):
     pd.testing.assert_frame_equal(new.astype(plain).where(new.notna(), None),
                                   old.astype(plain).where(old.notna(), None),
                                   check_dtype=False)
+
+
+def test_failing_tests_from_vectors_are_the_failed_and_rerun_rows(demo_db):
+    """The history views find the tests to follow in the per-job vectors: per job, exactly
+    the tests with a failed or errored row (and, with `reruns`, a rerun row) among the raw
+    results, named by parity id."""
+    from parity.dashboard import outcomes, tables
+
+    engine = tables.open_store(demo_db)
+    jobs = tables.jobs(engine)["job_pk"]
+    raw = tables.results(engine, jobs)
+    failed = raw[raw["outcome"].isin(outcomes.FAILED)]
+    rerun = raw[pd.to_numeric(raw["rerun_count"]).fillna(0) > 0]
+    pairs = lambda df: set(zip(df["job_pk"].astype(int), df["parity_id"].astype(int)))  # noqa: E731
+    assert len(failed) > 100 and len(rerun) > 10
+    assert pairs(tables.failing_tests(engine, jobs)) == pairs(failed)
+    assert pairs(tables.failing_tests(engine, jobs, reruns=True)) == pairs(failed) | pairs(rerun)
+    assert tables.failing_tests(engine, []).empty
