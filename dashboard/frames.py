@@ -879,16 +879,17 @@ ACCURACY_FORMATS = ("lm-eval", "inferencex-evals", "eval-result")
 
 def _trust(view):
     """Let a view take `include_untrusted=True` (untrusted runs are left out by default).
-    Nested views inherit the caller's choice."""
+    Nested views inherit the caller's choice, and share its reads (`tables.one_read`)."""
     @functools.wraps(view)
     def call(*args, include_untrusted: bool | None = None, **kw):
-        if include_untrusted is None:
-            return view(*args, **kw)
-        token = tables.INCLUDE_UNTRUSTED.set(bool(include_untrusted))
-        try:
-            return view(*args, **kw)
-        finally:
-            tables.INCLUDE_UNTRUSTED.reset(token)
+        with tables.one_read():  # a composite view reads each kind of row once
+            if include_untrusted is None:
+                return view(*args, **kw)
+            token = tables.INCLUDE_UNTRUSTED.set(bool(include_untrusted))
+            try:
+                return view(*args, **kw)
+            finally:
+                tables.INCLUDE_UNTRUSTED.reset(token)
     return call
 
 

@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterable, Sequence
 
@@ -154,8 +155,69 @@ JOB_COLUMNS = ["job_pk", "run_pk", "framework", "vendor", "hardware", "gpu_count
                "xfailed", "xpassed", "vendor_skipped", "flaky"]
 
 
+# reads shared within one view call (`one_read`): (kind, engine, filters) -> (window, frame)
+_READS: ContextVar[dict | None] = ContextVar("parity_reads", default=None)
+
+
+@contextmanager
+def one_read():
+    """Within one view call, a kind of read (jobs, benchmark rows, accuracy rows) with the
+    same filters happens once, for the widest window asked; a narrower window is cut from
+    it. A page's composite views (the headline, the alerts) ask for the same rows several
+    times over overlapping windows. Nested calls share the outermost call's reads; nothing
+    outlives the call, so a view never sees rows older than its own start."""
+    if _READS.get() is not None:
+        yield
+        return
+    token = _READS.set({})
+    try:
+        yield
+    finally:
+        _READS.reset(token)
+
+
+def _key(framework) -> tuple | None:
+    return None if not framework else tuple(
+        sorted([framework] if isinstance(framework, str) else framework))
+
+
+def _covers(wide: Period | None, narrow: Period | None) -> bool:
+    wide, narrow = wide or Period(), narrow or Period()
+    return ((wide.start is None or (narrow.start is not None and narrow.start >= wide.start))
+            and (wide.end is None or (narrow.end is not None and narrow.end <= wide.end)))
+
+
+def _shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read) -> pd.DataFrame:
+    """`read(when)`, or the rows of `when` cut from a wider read of this call (`one_read`).
+    The window is on the run's time, `run_at`, as the SQL one is; a copy is returned, so a
+    caller that changes its frame changes nobody else's."""
+    memo = _READS.get()
+    if memo is None:
+        return read(when)
+    key = (kind, id(engine), str(engine.url), filters, INCLUDE_UNTRUSTED.get())
+    held = memo.get(key)
+    if held is not None and _covers(held[0], when):
+        df = held[1]
+        if "run_at" not in df.columns:  # an empty store's frame
+            return df.copy()
+        if when is not None and when.start is not None:
+            df = df[df["run_at"] >= when.start]
+        if when is not None and when.end is not None:
+            df = df[df["run_at"] < when.end]
+        return df.reset_index(drop=True).copy()
+    df = read(when)
+    if held is None or _covers(when, held[0]):
+        memo[key] = (when, df.copy())
+    return df
+
+
 def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
     """One row per job with its run, hardware, framework and summed test counts."""
+    return _shared("jobs", engine, (_key(framework),), when,
+                   lambda w: _jobs(engine, framework=framework, when=w))
+
+
+def _jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
     counts = [func.coalesce(getattr(JobSummary, c), 0).label(c)
               for c in ("total", "passed", "failed", "error", "skipped", "xfailed", "xpassed",
                         "vendor_skipped", "flaky")]
@@ -497,8 +559,11 @@ def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
             m.isl, m.osl, m.concurrency, m.request_rate, m.batch_size]
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
-    df = _metric_frame(engine, m, cols, framework, when, latest)
-    return df[df["value"].notna()].reset_index(drop=True)
+
+    def read(w: Period | None) -> pd.DataFrame:
+        df = _metric_frame(engine, m, cols, framework, w, latest)
+        return df[df["value"].notna()].reset_index(drop=True)
+    return read(when) if latest else _shared("benchmarks", engine, (_key(framework),), when, read)
 
 
 def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
@@ -509,8 +574,11 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
             m.config_key, m.precision, m.tp, m.ep, m.dp, m.concurrency]
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
-    df = _metric_frame(engine, m, cols, framework, when)
-    return df[df["value"].notna()].reset_index(drop=True)
+
+    def read(w: Period | None) -> pd.DataFrame:
+        df = _metric_frame(engine, m, cols, framework, w)
+        return df[df["value"].notna()].reset_index(drop=True)
+    return _shared("accuracy", engine, (_key(framework),), when, read)
 
 
 def _read_by_job(engine: Engine, stmt, job_pk, framework, when) -> pd.DataFrame:

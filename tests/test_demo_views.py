@@ -227,3 +227,43 @@ def test_failing_tests_from_vectors_are_the_failed_and_rerun_rows(demo_db):
     assert pairs(tables.failing_tests(engine, jobs)) == pairs(failed)
     assert pairs(tables.failing_tests(engine, jobs, reruns=True)) == pairs(failed) | pairs(rerun)
     assert tables.failing_tests(engine, []).empty
+
+
+def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
+    """Inside one view call the jobs, benchmark and accuracy rows are read once for the
+    widest window and narrower windows are cut from that read: each cut equals a direct read
+    of its window (the metric reads have no order: compared sorted), a caller changing its
+    frame changes no other caller's, and nothing is held once the call returns."""
+    from datetime import timedelta
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import Period
+
+    engine = tables.open_store(demo_db)
+    newest = tables.newest_run(engine)
+    windows = [Period(newest - timedelta(days=d), newest - timedelta(days=e))
+               for d, e in ((20, 0), (9, 2), (3, 1))] + [Period(newest - timedelta(days=5)),
+                                                         Period(None, newest)]
+    reads = {"jobs": lambda w, fw=None: tables.jobs(engine, framework=fw, when=w),
+             "benchmarks": lambda w, fw=None: tables.benchmarks(engine, framework=fw, when=w),
+             "accuracy": lambda w, fw=None: tables.accuracy(engine, framework=fw, when=w)}
+    for name, read in reads.items():
+        direct = [read(w) for w in windows] + [read(windows[1], "vllm")]
+        assert all(len(d) for d in direct[:3]), name
+        with tables.one_read():
+            read(Period())  # the widest window first: the others are cut from it
+            shared = [read(w) for w in windows] + [read(windows[1], "vllm")]
+            shared[0]["run_at"] = None  # a caller's change stays its own
+            again = read(windows[0])
+        def same(a, b):
+            if name != "jobs":
+                by = [c for c in ("job_pk", "artifact_pk", "record_no", "task", "metric",
+                                  "statistic", "filter") if c in a.columns]
+                a, b = (f.sort_values(by).reset_index(drop=True) for f in (a, b))
+            pd.testing.assert_frame_equal(a, b, obj=name)
+        for d, s in zip(direct[1:], shared[1:]):
+            same(d, s)
+        same(direct[0], again)
+    assert tables._READS.get() is None
+    frames.headline(demo_db)
+    assert tables._READS.get() is None
