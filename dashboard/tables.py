@@ -390,11 +390,19 @@ def _require(engine: Engine, *models) -> None:
 
 
 def aliases(engine: Engine) -> dict[int, int]:
-    """Test id -> parity id for the tests named with a vendor word."""
+    """Test id -> parity id for the tests named with a vendor word (read once per view
+    call, `one_read`)."""
     if not has_data(engine):
         return {}
+    memo = _READS.get()
+    key = ("aliases", id(engine), str(engine.url))
+    if memo is not None and key in memo:
+        return dict(memo[key])
     with engine.connect() as conn:
-        return state.aliases(conn)
+        found = state.aliases(conn)
+    if memo is not None:
+        memo[key] = dict(found)
+    return found
 
 
 def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:

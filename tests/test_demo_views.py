@@ -264,6 +264,12 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
         for d, s in zip(direct[1:], shared[1:]):
             same(d, s)
         same(direct[0], again)
+    outside = tables.aliases(engine)
+    assert outside  # the demo names some tests with a vendor word
+    with tables.one_read():
+        held = tables.aliases(engine)
+        held.clear()  # a caller's change stays its own
+        assert tables.aliases(engine) == outside
     assert tables._READS.get() is None
     frames.headline(demo_db)
     assert tables._READS.get() is None
