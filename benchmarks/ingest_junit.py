@@ -94,7 +94,7 @@ def schema_floor(path: Path, db: Path) -> float:
         key = f"{cls}::{name}"
         tid = test_id(key)
         cases.append((tid, key, tid, key, "", cls, name, None, cls))
-        rows.append((job, art, tid, "passed", None, 0.01, 0, None, None))
+        rows.append((job, art, tid, 0, "passed", None, 0.01, 0, None, None))
         el.clear()
     cases.sort(key=lambda r: r[0])
     rows.sort(key=lambda r: r[2])
@@ -103,7 +103,7 @@ def schema_floor(path: Path, db: Path) -> float:
     conn.executemany(f"INSERT INTO test_case ({', '.join(TEST_CASE_COLUMNS)}) VALUES ({marks})",
                      cases)
     conn.executemany(f"INSERT INTO test_result ({', '.join(TEST_RESULT_COLUMNS)}) "
-                     f"VALUES ({marks})", rows)
+                     f"VALUES ({', '.join('?' * len(TEST_RESULT_COLUMNS))})", rows)
     conn.execute("COMMIT")
     elapsed = time.perf_counter() - t
     gc.enable()

@@ -325,9 +325,9 @@ class Writer:
         durations = [t.duration_s for t in tests]
         categories = [skip_category(t.skip_reason) if t.outcome == "skipped" else None
                       for t in tests]
-        rows = list(zip(repeat(job_pk), repeat(art_pk), ids, outcomes, [t.phase for t in tests],
-                        durations, [t.rerun_count for t in tests], [t.message for t in tests],
-                        categories))
+        rows = list(zip(repeat(job_pk), repeat(art_pk), ids, repeat(store.run_day(conn, job_pk)),
+                        outcomes, [t.phase for t in tests], durations,
+                        [t.rerun_count for t in tests], [t.message for t in tests], categories))
         # ids are hashes: written in id order, both tables' rows append to their B-trees
         order = sorted(range(len(ids)), key=ids.__getitem__)
         store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, order))

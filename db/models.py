@@ -185,7 +185,9 @@ VENDOR_GATED = frozenset({"vendor_amd", "vendor_nvidia"})
 class TestResult(Base):
     """One execution of one test in one job (after de-duplication of the report).
 
-    Keyed (job, test, artifact): an artifact holds each test once and is ingested once.
+    Keyed (job, test, artifact, run day): an artifact holds each test once and is ingested
+    once; the run's day, a function of the job, makes the key carry the time column that
+    PostgreSQL partitions the table by (one partition a month).
     On SQLite the table is clustered on that key (WITHOUT ROWID), so a job's results sit
     together, the views' reads by job need no second index, and a bulk insert in key order
     appends to a single B-tree.
@@ -197,13 +199,16 @@ class TestResult(Base):
     __tablename__ = "test_result"
     __table_args__ = (Index("ix_test_result_notable", "job_pk", "test_pk",
                             sqlite_where=text(NOTABLE), postgresql_where=text(NOTABLE)),
-                      {"sqlite_with_rowid": False})
+                      {"sqlite_with_rowid": False, "postgresql_partition_by": "RANGE (run_day)"})
 
     job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
                                         primary_key=True)
     test_pk: Mapped[int] = mapped_column(ID, ForeignKey("test_case.id"), primary_key=True)
     artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"),
                                              primary_key=True)
+    # the run's UTC day, YYYYMMDD (0: no time): the time column in the key, by which
+    # PostgreSQL partitions the table by month (`db.partitions`)
+    run_day: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     outcome: Mapped[str] = mapped_column(String(16))  # passed failed error skipped xfailed xpassed
     phase: Mapped[str | None] = mapped_column(String(16))
     duration_s: Mapped[float | None] = mapped_column(Float)

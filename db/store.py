@@ -14,6 +14,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection, Engine, Table, and_, delete, func, select, update
 
+from parity.db import partitions
 from parity.db.models import (
     AccuracyMetric,
     Artifact,
@@ -195,8 +196,8 @@ def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: lis
 
 TEST_CASE_COLUMNS = ("id", "test_key", "parity_id", "parity_key", "file", "classname", "name", "params",
                      "group_name")
-TEST_RESULT_COLUMNS = ("job_pk", "artifact_pk", "test_pk", "outcome", "phase", "duration_s",
-                       "rerun_count", "message", "skip_category")
+TEST_RESULT_COLUMNS = ("job_pk", "artifact_pk", "test_pk", "run_day", "outcome", "phase",
+                       "duration_s", "rerun_count", "message", "skip_category")
 
 
 def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
@@ -230,8 +231,17 @@ def add_test_cases(conn: Connection, rows: list[tuple]) -> None:
                  "ON CONFLICT (id) DO NOTHING")
 
 
+def run_day(conn: Connection, job_pk: int) -> int:
+    """The day of the job's run, test_result's time column (`db.partitions`)."""
+    when = conn.execute(select(CiRun.created_at).join(CiJob, CiJob.run_pk == CiRun.id)
+                        .where(CiJob.id == job_pk)).scalar()
+    return partitions.day_of(when)
+
+
 def add_test_results(conn: Connection, rows: list[tuple]) -> None:
-    """Rows in TEST_RESULT_COLUMNS order."""
+    """Rows in TEST_RESULT_COLUMNS order (on PostgreSQL, their months' partitions are made
+    first)."""
+    partitions.ensure(conn, {r[3] for r in rows})
     _executemany(conn, TestResult.__tablename__, TEST_RESULT_COLUMNS, rows)
 
 

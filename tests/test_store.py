@@ -14,6 +14,7 @@ from parity.collectors.ingest import IngestOptions, ingest
 from parity.db.hardware import vocabulary
 from parity.db.inventory import inventory
 from parity.db.migrate import HEAD, current_revision, head_revision, upgrade
+from parity.db.partitions import is_partition
 import parity.db.models as m
 from parity.db.models import Base, CiJob, CiRun, Hardware
 from parity.cli import main
@@ -32,7 +33,10 @@ def test_migrations_from_empty_match_the_models(engine):
     assert current_revision(engine) == head_revision() == HEAD, \
         "db.migrate.HEAD must name the newest revision file"
     with engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+        diff = compare_metadata(MigrationContext.configure(conn, opts={
+            "include_name": lambda name, kind, parent: not (kind == "table"
+                                                            and is_partition(name))}),
+            Base.metadata)
     assert diff == [], f"models and migrations disagree: {diff}"
     upgrade(engine)  # idempotent
     assert set(inspect(engine).get_table_names()) >= {t for t in Base.metadata.tables}
@@ -143,6 +147,65 @@ def test_0012_fills_each_jobs_totals_from_its_groups(engine, tmp_path):
     assert current_revision(engine) == HEAD
     with engine.connect() as conn:
         assert conn.execute(query).all() == written
+
+
+def test_0013_keys_results_by_run_day_and_partitions_postgresql_by_month(engine, tmp_path):
+    """Every result carries its run's day in the key. A 0012 store with results upgrades in
+    place to the same rows, a run without a time getting day 0; on PostgreSQL the table is
+    then partitioned by month (one partition per month of the stored runs, one for undated
+    runs), and a result of a new month makes its partition as it is written."""
+    from alembic import command
+
+    from parity.db.migrate import alembic_config
+
+    def night(run: str, stamp: str) -> Path:
+        path = tmp_path / f"{run}.xml"
+        path.write_text(JUNIT.replace("2026-11-20T02:00:00+00:00", stamp))
+        assert ingest(engine, [path], IngestOptions(framework="vllm", run_id=run)).rejected == []
+        return path
+
+    def placed() -> dict:
+        if engine.dialect.name != "postgresql":
+            return {}
+        with engine.connect() as conn:
+            return dict(conn.exec_driver_sql(
+                "SELECT tableoid::regclass::text, count(*) FROM test_result GROUP BY 1").all())
+
+    night("1", "2026-10-31T23:30:00+00:00")
+    night("2", "2026-11-20T02:00:00+00:00")
+    night("3", "2026-11-21T02:00:00+00:00")
+    rows = text("SELECT r.job_pk, r.test_pk, r.artifact_pk, r.run_day, r.outcome, r.message "
+                "FROM test_result r ORDER BY r.job_pk, r.test_pk")
+    with engine.connect() as conn:
+        written = conn.execute(rows).all()
+        days = dict(conn.execute(text(
+            "SELECT c.run_id, r.run_day FROM test_result r JOIN ci_job j ON j.id = r.job_pk "
+            "JOIN ci_run c ON c.id = j.run_pk GROUP BY c.run_id, r.run_day")).all())
+    assert days == {"1": 20261031, "2": 20261120, "3": 20261121} and len(written) == 12
+    if engine.dialect.name == "postgresql":
+        assert placed() == {"test_result_p202610": 4, "test_result_p202611": 8}
+    with engine.begin() as conn:  # a run without a time
+        conn.execute(text("UPDATE ci_run SET created_at = NULL WHERE run_id = '3'"))
+    command.downgrade(alembic_config(engine), "0012")
+    assert "run_day" not in {c["name"] for c in inspect(engine).get_columns("test_result")}
+    upgrade(engine)
+    assert current_revision(engine) == HEAD
+    with engine.connect() as conn:
+        again = conn.execute(rows).all()
+    undated = {r[0] for r in written if r[3] == 20261121}
+    assert again == [r if r[0] not in undated else (*r[:3], 0, *r[4:]) for r in written]
+    indexes = {i["name"] for i in inspect(engine).get_indexes("test_result")}
+    assert "ix_test_result_notable" in indexes
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql(
+                "SELECT count(*) FROM pg_partitioned_table "
+                "WHERE partrelid = 'test_result'::regclass").scalar() == 1
+        assert placed() == {"test_result_p202610": 4, "test_result_p202611": 4,
+                            "test_result_undated": 4}
+    night("4", "2027-01-05T02:00:00+00:00")  # a new month
+    if engine.dialect.name == "postgresql":
+        assert placed()["test_result_p202701"] == 4
 
 
 def test_round_trip_and_idempotency(engine, tmp_path):
