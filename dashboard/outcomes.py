@@ -347,7 +347,7 @@ class _Ran:
         """Per group, the position (in the arrays) of its last row where `where` holds, or
         -1."""
         at = np.where(where, np.arange(len(where)), -1)
-        return np.maximum.reduceat(at, self.starts) if len(self) else np.empty(0, np.int64)
+        return np.maximum.reduceat(at, self.starts)  # (the callers have groups)
 
     def last_value(self, history: pd.DataFrame, name: str) -> pd.Series:
         """Per group, the last value of a column that is there (as pandas' `last`), else

@@ -486,3 +486,17 @@ def test_streaks_and_flakiness_agree_with_counting_run_by_run(seed):
             (w["runs"], w["failures"], w["rerun_passes"], w["mixed"])
         assert r.flip_rate == pytest.approx(w["flips"] / (w["runs"] - 1) if w["runs"] > 1 else 0)
         assert r.last_seen == w["last_run_at"]
+
+
+def test_the_first_row_of_a_history_counts_like_any_other():
+    """The earliest row of the whole history (array position 0) is a test's only failure and
+    only message, and another test has neither: its message and passes since are still
+    found, and the other's message is missing, not borrowed."""
+    h = _history([(1, 0, "failed", "c0", 0), (1, 1, "passed", "c1", 0), (1, 2, "passed", "c2", 0),
+                  (2, 1, "passed", "c1", 0), (2, 2, "passed", "c2", 0)])
+    h["message"] = ["m0", None, None, None, None]
+    s = outcomes.streaks(h).set_index("parity_id")
+    assert (s.loc[1, "runs"], s.loc[1, "failures"], s.loc[1, "streak"], s.loc[1, "passing"]) \
+        == (3, 1, 0, 2)
+    assert s.loc[1, "last_message"] == "m0" and pd.isna(s.loc[2, "last_message"])
+    assert s.loc[2, "passing"] == 2 and s.loc[2, "failures"] == 0
