@@ -202,7 +202,8 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     by = ["framework", "vendor", "hardware", "run_pk", "commit", "run_at"]
     job_at = pd.Index(jobs["job_pk"]).get_indexer(a["job"])
     # one row per (run, hardware, test): the worst outcome first, then the order read
-    key = _combined(_combined(jobs[by])[job_at], pd.factorize(a["parity_id"])[0])
+    key = outcomes.key_codes(outcomes.key_codes(*(jobs[c] for c in by))[job_at],
+                             a["parity_id"])
     message = _last_failure_messages(engine, a, jobs, job_at) if messages \
         else np.full(len(key), None, dtype=object)
     if key.max(initial=-1) + 1 == len(key):  # one job per run and hardware: nothing to reduce
@@ -230,27 +231,15 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     return out
 
 
-def _combined(*columns) -> np.ndarray:
-    """One integer per distinct combination of the columns (of a frame, or arrays), missing
-    values included: a key to group on without grouping text."""
-    parts = [c for col in columns for c in (
-        (col[name] for name in col.columns) if isinstance(col, pd.DataFrame) else [col])]
-    out = np.zeros(len(parts[0]), np.int64)
-    for part in parts:
-        codes, uniques = pd.factorize(part, use_na_sentinel=False)
-        out = pd.factorize(out * max(len(uniques), 1) + codes)[0]  # stays small
-    return out
-
-
 def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
                            job_at: np.ndarray) -> np.ndarray:
     """The message of each test's latest failing row in its lane (None elsewhere): what a
     history view shows as the last message, read from the raw results of those jobs only."""
     out = np.full(len(job_at), None, dtype=object)
-    failed = np.flatnonzero(a["code"] <= max(vec.OUTCOMES.index(o) for o in outcomes.FAILED))
+    failed = np.flatnonzero(a["code"] <= vec.FAILING)
     if not len(failed):
         return out
-    lane = _combined(jobs[outcomes.LANE])[job_at[failed]]
+    lane = outcomes.key_codes(*(jobs[c] for c in outcomes.LANE))[job_at[failed]]
     when = jobs["run_at"].to_numpy()[job_at[failed]]
     order = np.lexsort((np.arange(len(failed)), when, a["parity_id"][failed], lane))
     group = np.stack([lane[order], a["parity_id"][failed][order]])

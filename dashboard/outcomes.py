@@ -315,6 +315,17 @@ def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
                                    "parity_key"]).reset_index(drop=True)
 
 
+def key_codes(*columns) -> np.ndarray:
+    """One integer per distinct combination of the columns' values (Series or arrays of one
+    length), numbered by first appearance, a missing value being a value of its own: a key
+    to group on without grouping text."""
+    out = np.zeros(len(columns[0]), np.int64)
+    for column in columns:
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        out = pd.factorize(out * max(len(uniques), 1) + codes)[0]  # stays small
+    return out
+
+
 class _Ran:
     """The rows of an outcome history where the test ran, as arrays grouped by `keys` (groups
     numbered in the order of their first run) and time-ordered within each group (stable):
@@ -326,11 +337,7 @@ class _Ran:
     def __init__(self, history: pd.DataFrame, keys: list[str]):
         ran = np.flatnonzero(history["outcome"].isin(RAN).to_numpy())
         ran = ran[np.argsort(history["run_at"].to_numpy()[ran], kind="stable")]
-        combined = np.zeros(len(ran), np.int64)
-        for k in keys:  # one integer per key combination
-            codes, uniques = history[k].factorize(use_na_sentinel=False)
-            combined = combined * max(len(uniques), 1) + np.asarray(codes)[ran]
-        group = pd.factorize(combined)[0]  # numbered by first run
+        group = pd.factorize(key_codes(*(history[k] for k in keys))[ran])[0]  # by first run
         order = np.argsort(group, kind="stable")
         self.rows, self.group = ran[order], group[order]
         self.f = history["outcome"].isin(FAILED).to_numpy()[self.rows]
@@ -418,10 +425,9 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out["rerun_passes"], out["flips"] = total(rp), total(flip)
     out["last_seen"] = history["run_at"].to_numpy()[r.rows[r.ends]]
     # commits on which the test both passed and failed (rows without a commit count for none)
-    codes, uniques = history["commit"].factorize()  # a missing commit is -1
-    commit = np.asarray(codes)[r.rows]
+    commit = np.asarray(history["commit"].factorize()[0])[r.rows]  # a missing commit is -1
     known = np.flatnonzero(commit >= 0)
-    pair = pd.factorize(r.group[known] * max(len(uniques), 1) + commit[known])[0]
+    pair = key_codes(r.group[known], commit[known])
     failed_on = np.zeros(pair.max() + 1 if len(pair) else 0, bool)
     passed_on = failed_on.copy()
     np.logical_or.at(failed_on, pair, f[known])

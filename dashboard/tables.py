@@ -423,10 +423,9 @@ def failing_tests(engine: Engine, job_pks: Iterable[int], *,
     with their texts)."""
     by_job = job_vectors(engine, job_pks)
     alias = vec.Aliases(aliases(engine)) if by_job else None
-    worst_failed = max(vec.OUTCOMES.index(o) for o in ("failed", "error"))
     parts = []
     for job, v in by_job.items():
-        hit = v.outcomes <= worst_failed
+        hit = v.outcomes <= vec.FAILING
         if reruns:
             hit |= v.reruns > 0
         ids = alias.parity_ids(v.ids[hit])

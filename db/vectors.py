@@ -17,6 +17,7 @@ import numpy as np
 # worst first: a test that errored in one shard and passed in another errored
 OUTCOMES = ("error", "failed", "passed", "xpassed", "xfailed", "skipped")
 OTHER = len(OUTCOMES)  # an outcome outside the vocabulary ranks last
+FAILING = max(OUTCOMES.index("error"), OUTCOMES.index("failed"))  # codes up to it failed
 SKIPS = (None, "vendor_amd", "vendor_nvidia", "hardware", "disabled", "dependency",
          "platform", "other")
 _OUTCOME_CODE = {o: i for i, o in enumerate(OUTCOMES)}

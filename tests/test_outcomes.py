@@ -500,3 +500,11 @@ def test_the_first_row_of_a_history_counts_like_any_other():
         == (3, 1, 0, 2)
     assert s.loc[1, "last_message"] == "m0" and pd.isna(s.loc[2, "last_message"])
     assert s.loc[2, "passing"] == 2 and s.loc[2, "failures"] == 0
+
+
+def test_key_codes_number_each_combination_by_first_appearance():
+    """One integer per distinct combination, numbered by first appearance; a missing value is
+    a value of its own and meets no other combination."""
+    codes = outcomes.key_codes(np.array([0, 1, 0, 1, 0]), pd.Series(["z", None, "y", None, "z"]))
+    assert list(codes) == [0, 1, 2, 1, 0]
+    assert list(outcomes.key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
