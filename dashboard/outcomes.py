@@ -59,36 +59,67 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     suite: the same commit when the reference ran it, else the reference run nearest in time
     within `window_hours` (its distance is the staleness), else none."""
     runs = lane_runs(jobs)
-    amd = runs[runs["vendor"] == "amd"]
-    nvidia = runs[runs["vendor"] == "nvidia"]
+    # the runs as plain tuples, in lane-run order: a few thousand lane runs are looked up
+    # per AMD lane, which pandas row access makes cost far more than the pairing itself
+    cols = ["framework", "suite", "hardware", "vendor", "run_pk", "commit", "run_at",
+            "job_pks", "run_url"]
+    amd_lanes: dict[tuple, list] = {}
+    ref_lanes: dict[tuple, list] = {}
+    present: dict[str, set] = {}
+    for r in zip(*(runs[c].tolist() for c in cols)):
+        fw, suite, hw, vendor = r[:4]
+        if vendor == "nvidia" and not _missing(fw):
+            present.setdefault(fw, set()).add(hw)
+        if vendor in ("amd", "nvidia") and not any(_missing(k) for k in (fw, suite, hw)):
+            lanes = amd_lanes if vendor == "amd" else ref_lanes
+            lanes.setdefault((fw, suite, hw), []).append(r)
     rows = []
-    present = {fw: set(g) for fw, g in nvidia.groupby("framework")["hardware"]}
-    lanes = dict(list(nvidia.groupby(LANE)))  # each reference lane's runs, looked up by key
-    for (fw, suite, hw), lane in amd.groupby(LANE, sort=True):
+    window = pd.Timedelta(hours=window_hours)
+    for (fw, suite, hw), lane in sorted(amd_lanes.items(), key=lambda kv: kv[0]):
         ref_hw = reference(hw, present.get(fw, set()))
-        refs = lanes.get((fw, suite, ref_hw), nvidia.iloc[:0])
-        chosen = lane.tail(1) if latest else lane
-        for r in chosen.itertuples():
+        refs = ref_lanes.get((fw, suite, ref_hw), [])
+        for _, _, _, _, run_pk, commit, run_at, job_pks, run_url in \
+                (lane[-1:] if latest else lane):
             row = dict(framework=fw, suite=suite, amd_hardware=hw, nvidia_hardware=ref_hw,
-                       amd_run_pk=r.run_pk, amd_commit=r.commit, amd_run_at=r.run_at,
-                       amd_jobs=r.job_pks, amd_url=r.run_url, ref_run_pk=None, ref_commit=None,
+                       amd_run_pk=run_pk, amd_commit=commit, amd_run_at=run_at,
+                       amd_jobs=job_pks, amd_url=run_url, ref_run_pk=None, ref_commit=None,
                        ref_run_at=pd.NaT, ref_jobs=(), alignment="none", staleness_h=math.nan)
-            same = refs[refs["commit"] == r.commit] if r.commit else refs.iloc[0:0]
-            if not same.empty:
-                ref, row["alignment"] = same.iloc[-1], "same-commit"
-            elif not refs.empty:
-                gap = (refs["run_at"] - r.run_at).abs()
-                i = gap.idxmin()
-                ref = refs.loc[i] if gap[i] <= pd.Timedelta(hours=window_hours) else None
-                row["alignment"] = "nearest" if ref is not None else "none"
-            else:
-                ref = None
+            ref = _same_commit(refs, commit)
             if ref is not None:
-                row.update(ref_run_pk=ref["run_pk"], ref_commit=ref["commit"],
-                           ref_run_at=ref["run_at"], ref_jobs=ref["job_pks"],
-                           staleness_h=abs((r.run_at - ref["run_at"]).total_seconds()) / 3600)
+                row["alignment"] = "same-commit"
+            elif refs:
+                ref = _nearest(refs, run_at, window)
+                row["alignment"] = "nearest" if ref is not None else "none"
+            if ref is not None:
+                row.update(ref_run_pk=ref[4], ref_commit=ref[5], ref_run_at=ref[6],
+                           ref_jobs=ref[7],
+                           staleness_h=abs((run_at - ref[6]).total_seconds()) / 3600)
             rows.append(row)
     return pd.DataFrame(rows, columns=ALIGN_COLUMNS)
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or \
+        (isinstance(value, float) and math.isnan(value))
+
+
+def _same_commit(refs: list[tuple], commit) -> tuple | None:
+    """The latest reference run of this commit (a run without a commit matches none)."""
+    if not isinstance(commit, str) or not commit:
+        return None
+    return next((r for r in reversed(refs) if r[5] == commit), None)
+
+
+def _nearest(refs: list[tuple], at, window: pd.Timedelta) -> tuple | None:
+    """The reference run nearest in time to `at` (the first of equals), if within `window`."""
+    best, gap = None, None
+    for r in refs:
+        if _missing(r[6]) or _missing(at):
+            continue
+        g = abs(r[6] - at)
+        if gap is None or g < gap:
+            best, gap = r, g
+    return best if gap is not None and gap <= window else None
 
 
 def reduce_tests(results: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -448,10 +479,15 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out = out[[c for c in cols if c != "label"]]
     if out.empty:
         return pd.DataFrame(columns=cols)
-    vendors = out.groupby(["framework", "parity_id"])["vendor"].agg(lambda s: set(s))
-    label = vendors.map(lambda v: "shared" if {"amd", "nvidia"} <= v
-                        else "amd-only" if v == {"amd"} else "nvidia-only" if v == {"nvidia"}
-                        else "other")
-    out = out.merge(label.rename("label"), left_on=["framework", "parity_id"], right_index=True)
+    # which vendors a test is flaky on, per (framework, test), counted as integers
+    test = key_codes(out["framework"], out["parity_id"])
+    vendor = out["vendor"].to_numpy(dtype=object)
+    has = {v: np.bincount(test, weights=vendor == v, minlength=test.max() + 1)[test] > 0
+           for v in ("amd", "nvidia")}
+    other = np.bincount(test, weights=~np.isin(vendor, ["amd", "nvidia"]),
+                        minlength=test.max() + 1)[test] > 0
+    out["label"] = np.select(
+        [has["amd"] & has["nvidia"], has["amd"] & ~other, has["nvidia"] & ~other],
+        ["shared", "amd-only", "nvidia-only"], "other")
     out = out.sort_values(["flip_rate", "rerun_passes", "runs"], ascending=[False, False, False])
     return out[cols].reset_index(drop=True)

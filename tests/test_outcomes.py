@@ -92,6 +92,24 @@ def test_align_same_commit_then_nearest_within_the_window():
         ("a", "mi300x"), ("kernels", "mi300x"), ("kernels", "mi355x")]
 
 
+def test_align_without_a_commit_or_a_time_and_between_equally_near_runs():
+    jobs = pd.DataFrame([
+        _job(1, 1, "amd", "mi300x", None, 10),
+        _job(2, 2, "nvidia", "h100", None, 8),     # no commit: never the same commit
+        _job(3, 3, "nvidia", "h100", "c9", 12),    # as near as run 2, later: run 2 wins
+        _job(4, 4, "nvidia", "h100", "c9", 0),
+    ])
+    row = outcomes.align(jobs, _ref).iloc[0]
+    assert (row["alignment"], row["ref_run_pk"], row["staleness_h"]) == ("nearest", 2, 2.0)
+    # a reference run without a time is never the nearest
+    undated = jobs.assign(run_at=[T0 + timedelta(hours=10), pd.NaT, pd.NaT, pd.NaT])
+    row = outcomes.align(undated, _ref).iloc[0]
+    assert (row["alignment"], row["ref_run_pk"]) == ("none", None)
+    # an AMD lane without a suite has no lane to pair (as grouping by lane drops it)
+    assert outcomes.align(jobs.assign(suite=[None, "kernels", "kernels", "kernels"]),
+                          _ref).empty
+
+
 def test_a_lane_whose_reference_ran_other_suites_only_has_no_reference():
     """The reference hardware ran, on the same commit, but only other suites: the AMD lane
     is not paired with any of them."""
