@@ -306,9 +306,8 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     out = codes[["pair", "parity_id"]].copy()
     for side in ("amd", "ref"):
         c = codes[side].to_numpy()
-        out[f"{side}_outcome"] = np.where(c == absent, None, names(c, OUTCOMES))
-        skip = names(codes[f"{side}_skip"].to_numpy(), SKIPS)
-        out[f"{side}_skip_category"] = np.where(c == absent, None, skip)
+        out[f"{side}_outcome"] = _named(c, c, OUTCOMES, absent)
+        out[f"{side}_skip_category"] = _named(codes[f"{side}_skip"].to_numpy(), c, SKIPS, absent)
     owner = [(j, i, side) for i, p in enumerate(pairs.itertuples())
              for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in jobs]
     own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])
@@ -316,11 +315,29 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     m = m.assign(rank=m["outcome"].map(RANK).fillna(len(OUTCOMES))) \
         .sort_values("rank", kind="stable") \
         .drop_duplicates(["pair", "side", "parity_id"])
+    # looked up by an integer (pair, test) key: a merge of 100,000 rows costs several times
+    # more, and this keeps the rows' order as the left merge did
+    span = int(max(out["parity_id"].to_numpy(np.int64).max(initial=0),
+                   m["parity_id"].to_numpy(np.int64).max(initial=0))) + 1
+    at = out["pair"].to_numpy(np.int64) * span + out["parity_id"].to_numpy(np.int64)
     for side in ("amd", "ref"):
-        mine = m.loc[m["side"] == side, ["pair", "parity_id", "message"]]
-        out = out.merge(mine.rename(columns={"message": f"{side}_message"}),
-                        on=["pair", "parity_id"], how="left")
-    return out.merge(keys, on="parity_id", how="left")
+        mine = m[m["side"] == side]
+        where = pd.Index(mine["pair"].to_numpy(np.int64) * span
+                         + mine["parity_id"].to_numpy(np.int64)).get_indexer(at)
+        out[f"{side}_message"] = mine["message"].array.take(where, allow_fill=True)
+    where = pd.Index(keys["parity_id"]).get_indexer(out["parity_id"])
+    for c in keys.columns.drop("parity_id"):
+        out[c] = keys[c].array.take(where, allow_fill=True)
+    return out
+
+
+def _named(codes: np.ndarray, outcome: np.ndarray, vocabulary: tuple, absent: int):
+    """Codes as names (`names`), missing where the side did not run the test (`outcome` is
+    `absent`), as a text array taken from the vocabulary: converting 100,000 Python strings
+    costs more."""
+    table = pd.array(list(vocabulary) + ["other", None], dtype="str")
+    at = np.minimum(np.asarray(codes, np.int64), len(vocabulary))
+    return table.take(np.where(np.asarray(outcome) == absent, len(vocabulary) + 1, at))
 
 
 def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
@@ -336,14 +353,28 @@ def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
     meta = pairs[["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_commit",
                   "amd_run_at"]].reset_index(drop=True)
     wide = wide.merge(meta, left_on="pair", right_index=True)
-    amd = wide["amd_outcome"].astype(object).where(wide["amd_outcome"].notna(), None)
-    ref = wide["ref_outcome"].astype(object).where(wide["ref_outcome"].notna(), None)
-    both = list(zip(amd, ref))
-    named = {k: quadrant(*k) for k in set(both)}  # a few distinct pairs among many tests
-    wide["quadrant"] = [named[k] for k in both]
+    # a few distinct outcome pairs among many tests: each pair's quadrant is named once
+    both = key_codes(wide["amd_outcome"], wide["ref_outcome"])
+    first = np.unique(both, return_index=True)[1]
+    amd, ref = (wide[c].to_numpy(dtype=object)[first] for c in ("amd_outcome", "ref_outcome"))
+    named = [quadrant(None if pd.isna(a) else a, None if pd.isna(r) else r)
+             for a, r in zip(amd, ref)]
+    wide["quadrant"] = pd.Series(named).take(both).to_numpy()
     wide = wide.rename(columns={"ref_outcome": "nvidia_outcome", "ref_message": "nvidia_message"})
-    return wide[cols].sort_values(["framework", "amd_hardware", "suite", "quadrant",
-                                   "parity_key"]).reset_index(drop=True)
+    return wide[cols].take(_matrix_order(wide)).reset_index(drop=True)
+
+
+def _matrix_order(wide: pd.DataFrame) -> np.ndarray:
+    """The rows' order by framework, AMD hardware, suite, quadrant and parity key (missing
+    last), as `sort_values` gives it, from integer ranks: the first three are one value per
+    pair and only the parity key has one per test (sorting 100,000 texts by five columns
+    costs far more)."""
+    def rank(column: pd.Series) -> np.ndarray:
+        codes = pd.factorize(column, sort=True)[0]
+        return np.where(codes < 0, codes.max(initial=0) + 1, codes)
+
+    return np.lexsort([rank(wide[c]) for c in ("parity_key", "quadrant", "suite",
+                                               "amd_hardware", "framework")])
 
 
 def key_codes(*columns) -> np.ndarray:
