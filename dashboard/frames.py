@@ -738,11 +738,13 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     failing = matrix[matrix["quadrant"] == "amd-only fail"].reset_index(drop=True)
     groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
               if alert_rules.group_tests(r.evidence)}
+    # the findings look furthest back: read first, the coverage's benchmark and accuracy
+    # rows are cut from their rows (`tables.one_read`) instead of read again
+    found = regressions(store, **kw, kinds=("performance", "accuracy"))
     out = alert_rules.evaluate(
         rule_set, failures=_failing_since(store, failing, framework, None, since, until, week),
         matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
-        coverage=coverage(store, **kw),
-        findings=regressions(store, **kw, kinds=("performance", "accuracy")),
+        coverage=coverage(store, **kw), findings=found,
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),
         groups=groups)
     out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],
