@@ -40,7 +40,7 @@ from parity.db.models import (
     TestCase,
     TestResult,
 )
-from parity.db.store import rows_by_ids
+from parity.db.store import rows_by_ids, run_days
 
 Store = Engine | str | Path | None
 ABSENT = 255  # the outcome code of a test a side did not run (`pair_tests`)
@@ -304,7 +304,7 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
         if notable:
             base = _notable_rows(base)
         for i in range(0, len(job_pks), CHUNK):
-            stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
+            stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
             if tests is not None:
                 for k in range(0, len(tests), CHUNK):
                     frames.append(_read_plain(engine, stmt.where(
@@ -318,6 +318,17 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
         if rebuilt is not None:
             return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
     return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+
+
+def by_jobs(engine: Engine, stmt, job_pks: Sequence[int]):
+    """`stmt` (a read of test_result) limited to these jobs. On PostgreSQL it also names
+    the days their results are stored under, so that the planner visits only those months'
+    partitions, not every month's index."""
+    stmt = stmt.where(TestResult.job_pk.in_(list(job_pks)))
+    if engine.dialect.name != "postgresql":
+        return stmt
+    with engine.connect() as conn:
+        return stmt.where(TestResult.run_day.in_(run_days(conn, job_pks)))
 
 
 def _with_parity_ids(engine: Engine, frames: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
@@ -485,7 +496,7 @@ def messages(engine: Engine, job_pks: Iterable[int],
                   TestResult.message).where(TestResult.message.is_not(None))
     frames = []
     for i in range(0, len(job_pks), CHUNK):
-        stmt = base.where(TestResult.job_pk.in_(job_pks[i:i + CHUNK]))
+        stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
         if tests is None:
             frames.append(_read_plain(engine, stmt))
         else:

@@ -130,10 +130,37 @@ RUN_KEY = ("ci_system", "repository", "run_id", "attempt")
 
 
 def upsert_run(conn: Connection, **run: Any) -> int:
+    """The run's primary key, created as needed; the fields given fill or update it. When a
+    later sync moves the run's time to another day (or gives a time to a run stored without
+    one), its results move with it, so that `test_result.run_day` is always the day of its
+    run's time (`run_days`; on PostgreSQL, into that month's partition)."""
     key = {k: run.pop(k) for k in RUN_KEY}
     pk = _get_or_create(conn, CiRun, key, {k: v for k, v in run.items() if v is not None})
+    before = _run_day(conn, pk) if run.get("created_at") is not None else None
     _fill_updates(conn, CiRun, pk, run)
+    if before is not None:
+        after = _run_day(conn, pk)
+        if after != before:
+            partitions.ensure(conn, [after])
+            jobs = select(CiJob.id).where(CiJob.run_pk == pk).scalar_subquery()
+            conn.execute(update(TestResult.__table__)
+                         .where(TestResult.__table__.c.job_pk.in_(jobs))
+                         .values(run_day=after))
     return pk
+
+
+def _run_day(conn: Connection, run_pk: int) -> int:
+    return partitions.day_of(conn.execute(select(CiRun.created_at)
+                                          .where(CiRun.id == run_pk)).scalar())
+
+
+def run_days(conn: Connection, job_pks: Sequence[int]) -> list[int]:
+    """The days (`test_result.run_day`) the results of these jobs are stored under: what a
+    read by job names on PostgreSQL so that only those months' partitions are visited."""
+    when = conn.execute(select(CiRun.created_at).distinct()
+                        .join(CiJob, CiJob.run_pk == CiRun.id)
+                        .where(CiJob.id.in_(list(job_pks)))).scalars()
+    return sorted({partitions.day_of(w) for w in when})
 
 
 def upsert_job(conn: Connection, run_pk: int, job_id: str, **job: Any) -> int:

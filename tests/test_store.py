@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import zipfile
-from datetime import date
+from datetime import date, datetime
+
+import pandas as pd
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -206,6 +208,59 @@ def test_0013_keys_results_by_run_day_and_partitions_postgresql_by_month(engine,
     night("4", "2027-01-05T02:00:00+00:00")  # a new month
     if engine.dialect.name == "postgresql":
         assert placed()["test_result_p202701"] == 4
+
+
+def test_a_run_moved_to_another_day_takes_its_results_and_reads_visit_only_their_months(
+        engine, tmp_path):
+    """A later sync that moves a run's time to another day, or dates a run stored without a
+    time, moves its results too: `run_day` stays the day of the run's time. That is what
+    lets a read by job name the jobs' days, and on PostgreSQL visit only those months'
+    partitions, and still find every row."""
+    from parity.dashboard import tables
+    from parity.db import store
+
+    for run, stamp in (("1", "2026-11-20T02:00:00+00:00"), ("2", "2026-10-05T02:00:00+00:00")):
+        path = tmp_path / f"{run}.xml"
+        path.write_text(JUNIT.replace("2026-11-20T02:00:00+00:00", stamp))
+        assert ingest(engine, [path], IngestOptions(framework="vllm", run_id=run)).rejected == []
+    with engine.connect() as conn:
+        runs = {r.run_id: r for r in conn.execute(select(CiRun)).all()}
+        jobs = dict(conn.execute(select(CiRun.run_id, CiJob.id)
+                                 .join(CiJob, CiJob.run_pk == CiRun.id)).all())
+
+    def days(run: str) -> set:
+        with engine.connect() as conn:
+            return set(conn.execute(select(m.TestResult.run_day).distinct()
+                                    .where(m.TestResult.job_pk == jobs[run])).scalars())
+
+    def move(run: str, when) -> None:
+        r = runs[run]
+        with engine.begin() as conn:
+            store.upsert_run(conn, ci_system=r.ci_system, repository=r.repository,
+                             run_id=r.run_id, attempt=r.attempt, created_at=when)
+
+    rows = tables.results(engine, [jobs["1"]]).sort_values("test_pk").reset_index(drop=True)
+    assert len(rows) == 4 and days("1") == {20261120}
+    move("1", datetime(2027, 1, 3, 4, 0))  # corrected to another month
+    assert days("1") == {20270103} and days("2") == {20261005}
+    again = tables.results(engine, [jobs["1"]]).sort_values("test_pk").reset_index(drop=True)
+    pd.testing.assert_frame_equal(again, rows)
+    with engine.begin() as conn:  # a run stored without a time, as 0013 leaves it
+        conn.execute(text(f"UPDATE ci_run SET created_at = NULL WHERE id = {runs['2'].id}"))
+        conn.execute(text(f"UPDATE test_result SET run_day = 0 WHERE job_pk = {jobs['2']}"))
+    move("2", datetime(2026, 10, 6, 2, 0))
+    assert days("2") == {20261006} and len(tables.results(engine, [jobs["2"]])) == 4
+    move("2", datetime(2026, 10, 6, 23, 0))  # the same day: nothing to move
+    assert days("2") == {20261006}
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as conn:
+            placed = dict(conn.exec_driver_sql(
+                "SELECT tableoid::regclass::text, count(*) FROM test_result GROUP BY 1").all())
+            assert placed == {"test_result_p202701": 4, "test_result_p202610": 4}
+            read = tables.by_jobs(engine, select(m.TestResult.test_pk), [jobs["2"]])
+            plan = "\n".join(conn.exec_driver_sql("EXPLAIN " + str(read.compile(
+                dialect=conn.dialect, compile_kwargs={"literal_binds": True}))).scalars())
+        assert "test_result_p202610" in plan and "test_result_p202701" not in plan, plan
 
 
 def test_round_trip_and_idempotency(engine, tmp_path):
