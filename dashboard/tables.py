@@ -538,25 +538,34 @@ def _latest_runs(stmt, m, framework, when):
                                CiRun.created_at == sub.c.latest))
 
 
+# each metric row's job, run, framework and hardware
+_JOB_FIELDS = [Framework.name.label("framework"), Hardware.vendor, Hardware.sku, Hardware.arch,
+               Hardware.raw_name, Hardware.gpu_count, CiRun.id.label("run_pk"),
+               CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
+               CiRun.url.label("run_url"), CiJob.url.label("job_url")]
+
+
+def _of_jobs(stmt, job_pk=None):
+    """`stmt` joined to its rows' jobs (by `job_pk`; from ci_job itself without one) and
+    their runs, frameworks and hardware."""
+    stmt = stmt.join(CiJob, CiJob.id == job_pk) if job_pk is not None else stmt.select_from(CiJob)
+    return (stmt.join(CiRun, CiRun.id == CiJob.run_pk)
+            .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
+            .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True))
+
+
 def _metric_frame(engine: Engine, model, columns, framework, when,
                   latest: bool = False) -> pd.DataFrame:
-    stmt = (
-        select(*columns, model.job_pk,
-               Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
-               Hardware.arch, Hardware.raw_name, Hardware.gpu_count, CiRun.id.label("run_pk"),
-               CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
-               CiRun.url.label("run_url"), CiJob.url.label("job_url"))
-        .join(CiJob, CiJob.id == model.job_pk)
-        .join(CiRun, CiRun.id == CiJob.run_pk)
-        .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
-        .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
-    )
+    stmt = _of_jobs(select(*columns, model.job_pk, *_JOB_FIELDS), model.job_pk)
     stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have
     # booleans for SQLAlchemy to convert)
-    df = _read_plain(engine, stmt) if model is BenchmarkMetric else _read(engine, stmt)
+    if model is BenchmarkMetric and not latest:
+        df = _benchmark_rows(engine, columns, framework, when)
+    else:
+        df = _read_plain(engine, stmt) if model is BenchmarkMetric else _read(engine, stmt)
     if df.empty:
         df = pd.DataFrame(columns=[c.key for c in stmt.selected_columns])
     df["hardware"] = _hardware_label(df)
@@ -567,14 +576,50 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
     return df.drop(columns=["sku", "arch", "raw_name"])
 
 
+_b = BenchmarkMetric
+BENCHMARK_COLUMNS = [_b.artifact_pk, _b.record_no, _b.benchmark, _b.model, _b.metric,
+                     _b.statistic, _b.unit, _b.direction, _b.value, _b.config, _b.config_key,
+                     _b.precision, _b.tp, _b.ep, _b.dp, _b.pp, _b.isl, _b.osl, _b.concurrency,
+                     _b.request_rate, _b.batch_size]
+
+
+def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
+    """The benchmark rows of the window with their job's fields, as one joined read gives
+    them, from three reads: the rows without their config text, each job's fields once, and
+    each config's text once (a config's key is a hash of its text). A window of a long
+    history holds tens of thousands of rows but a few thousand jobs and a dozen configs; the
+    repeated texts were most of the read."""
+    m = BenchmarkMetric
+    own = [c for c in columns if c.key != "config"]
+    stmt = _of_jobs(select(*own, m.id.label("_id"), m.job_pk), m.job_pk)
+    rows = _read_plain(engine, _trusted(_window(_frameworks(stmt, framework), CiRun.created_at,
+                                                when), engine))
+    if rows.empty:
+        return rows
+    job_pks = sorted({int(j) for j in rows["job_pk"]})
+    jobs = pd.concat([_read_plain(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS))
+                                  .where(CiJob.id.in_(job_pks[i:i + CHUNK])))
+                      for i in range(0, len(job_pks), CHUNK)], ignore_index=True)
+    keys = rows["config_key"].to_numpy(dtype=object)
+    first = rows["_id"].to_numpy()[np.unique(keys, return_index=True)[1]]
+    config = _read_plain(engine, select(m.config_key, m.config).where(
+        m.id.in_([int(i) for i in first])))
+    out = {}
+    for c in columns:
+        out[c.key] = rows[c.key] if c.key != "config" else config["config"].array.take(
+            pd.Index(config["config_key"]).get_indexer(rows["config_key"]))
+    out["job_pk"] = rows["job_pk"]
+    at = pd.Index(jobs["_job"]).get_indexer(rows["job_pk"])
+    for c in _JOB_FIELDS:
+        out[c.key] = jobs[c.key].array.take(at)
+    return pd.DataFrame(out)
+
+
 def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
                latest: bool = False) -> pd.DataFrame:
     """Numeric benchmark values with their config columns, hardware and run. `latest` keeps
     only each framework × hardware × model × precision × ISL/OSL group's latest run."""
-    m = BenchmarkMetric
-    cols = [m.artifact_pk, m.record_no, m.benchmark, m.model, m.metric, m.statistic, m.unit,
-            m.direction, m.value, m.config, m.config_key, m.precision, m.tp, m.ep, m.dp, m.pp,
-            m.isl, m.osl, m.concurrency, m.request_rate, m.batch_size]
+    m, cols = BenchmarkMetric, BENCHMARK_COLUMNS
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
 

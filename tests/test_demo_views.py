@@ -273,3 +273,29 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
     assert tables._READS.get() is None
     frames.headline(demo_db)
     assert tables._READS.get() is None
+
+
+@pytest.mark.parametrize("framework,since,until", [
+    (None, None, None), (None, "2026-11-20", None), ("vllm", "2026-11-01", "2026-11-15"),
+    (["sglang", "vllm"], None, "2026-11-10"), ("nothing", None, None)])
+def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, since, until):
+    """`tables.benchmarks` reads the rows, their jobs' fields and the config texts apart;
+    together they are exactly the rows of one read joining them, in its order."""
+    from sqlalchemy import select
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import period
+    from parity.db.models import BenchmarkMetric, CiRun
+
+    engine, when = tables.open_store(demo_db), period(since, until, None)
+    joined = tables._of_jobs(select(*tables.BENCHMARK_COLUMNS, BenchmarkMetric.job_pk,
+                                    *tables._JOB_FIELDS), BenchmarkMetric.job_pk)
+    joined = tables._trusted(tables._window(tables._frameworks(joined, framework),
+                                            CiRun.created_at, when), engine)
+    expected = tables._read_plain(engine, joined)
+    got = tables._benchmark_rows(engine, tables.BENCHMARK_COLUMNS, framework, when)
+    if framework == "nothing":
+        assert expected.empty and got.empty
+        return
+    assert len(got) > 100 and got["config"].nunique() > 1
+    pd.testing.assert_frame_equal(got, expected)
