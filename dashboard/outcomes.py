@@ -68,14 +68,14 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     present: dict[str, set] = {}
     for r in zip(*(runs[c].tolist() for c in cols)):
         fw, suite, hw, vendor = r[:4]
-        if vendor == "nvidia" and not _missing(fw):
+        if vendor == "nvidia" and not pd.isna(fw):
             present.setdefault(fw, set()).add(hw)
-        if vendor in ("amd", "nvidia") and not any(_missing(k) for k in (fw, suite, hw)):
+        if vendor in ("amd", "nvidia") and not any(pd.isna(k) for k in (fw, suite, hw)):
             lanes = amd_lanes if vendor == "amd" else ref_lanes
             lanes.setdefault((fw, suite, hw), []).append(r)
     rows = []
     window = pd.Timedelta(hours=window_hours)
-    for (fw, suite, hw), lane in sorted(amd_lanes.items(), key=lambda kv: kv[0]):
+    for (fw, suite, hw), lane in sorted(amd_lanes.items()):  # (the keys differ)
         ref_hw = reference(hw, present.get(fw, set()))
         refs = ref_lanes.get((fw, suite, ref_hw), [])
         for _, _, _, _, run_pk, commit, run_at, job_pks, run_url in \
@@ -98,11 +98,6 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     return pd.DataFrame(rows, columns=ALIGN_COLUMNS)
 
 
-def _missing(value) -> bool:
-    return value is None or value is pd.NA or value is pd.NaT or \
-        (isinstance(value, float) and math.isnan(value))
-
-
 def _same_commit(refs: list[tuple], commit) -> tuple | None:
     """The latest reference run of this commit (a run without a commit matches none)."""
     if not isinstance(commit, str) or not commit:
@@ -114,7 +109,7 @@ def _nearest(refs: list[tuple], at, window: pd.Timedelta) -> tuple | None:
     """The reference run nearest in time to `at` (the first of equals), if within `window`."""
     best, gap = None, None
     for r in refs:
-        if _missing(r[6]) or _missing(at):
+        if pd.isna(r[6]) or pd.isna(at):
             continue
         g = abs(r[6] - at)
         if gap is None or g < gap:
@@ -315,15 +310,16 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     m = m.assign(rank=m["outcome"].map(RANK).fillna(len(OUTCOMES))) \
         .sort_values("rank", kind="stable") \
         .drop_duplicates(["pair", "side", "parity_id"])
-    # looked up by an integer (pair, test) key: a merge of 100,000 rows costs several times
-    # more, and this keeps the rows' order as the left merge did
-    span = int(max(out["parity_id"].to_numpy(np.int64).max(initial=0),
-                   m["parity_id"].to_numpy(np.int64).max(initial=0))) + 1
-    at = out["pair"].to_numpy(np.int64) * span + out["parity_id"].to_numpy(np.int64)
-    for side in ("amd", "ref"):
-        mine = m[m["side"] == side]
-        where = pd.Index(mine["pair"].to_numpy(np.int64) * span
-                         + mine["parity_id"].to_numpy(np.int64)).get_indexer(at)
+    # looked up by one integer per (pair, test), numbered together (parity ids are 63-bit
+    # hashes: no arithmetic on them): a merge of 100,000 rows costs several times more, and
+    # this keeps the rows' order as the left merge did
+    sides = {side: m[m["side"] == side] for side in ("amd", "ref")}
+    parts = [out] + list(sides.values())
+    key = key_codes(*(np.concatenate([p[c].to_numpy(np.int64) for p in parts])
+                      for c in ("pair", "parity_id")))
+    at, theirs = key[:len(out)], np.split(key[len(out):], [len(sides["amd"])])
+    for (side, mine), own_keys in zip(sides.items(), theirs):
+        where = pd.Index(own_keys).get_indexer(at)
         out[f"{side}_message"] = mine["message"].array.take(where, allow_fill=True)
     where = pd.Index(keys["parity_id"]).get_indexer(out["parity_id"])
     for c in keys.columns.drop("parity_id"):
@@ -513,10 +509,8 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     # which vendors a test is flaky on, per (framework, test), counted as integers
     test = key_codes(out["framework"], out["parity_id"])
     vendor = out["vendor"].to_numpy(dtype=object)
-    has = {v: np.bincount(test, weights=vendor == v, minlength=test.max() + 1)[test] > 0
-           for v in ("amd", "nvidia")}
-    other = np.bincount(test, weights=~np.isin(vendor, ["amd", "nvidia"]),
-                        minlength=test.max() + 1)[test] > 0
+    has = {v: np.bincount(test, weights=vendor == v)[test] > 0 for v in ("amd", "nvidia")}
+    other = np.bincount(test, weights=~np.isin(vendor, ["amd", "nvidia"]))[test] > 0
     out["label"] = np.select(
         [has["amd"] & has["nvidia"], has["amd"] & ~other, has["nvidia"] & ~other],
         ["shared", "amd-only", "nvidia-only"], "other")

@@ -101,6 +101,8 @@ def test_align_without_a_commit_or_a_time_and_between_equally_near_runs():
     ])
     row = outcomes.align(jobs, _ref).iloc[0]
     assert (row["alignment"], row["ref_run_pk"], row["staleness_h"]) == ("nearest", 2, 2.0)
+    assert (pd.isna(row["ref_commit"]), row["ref_run_at"], row["ref_jobs"]) == (
+        True, T0 + timedelta(hours=8), (2,))
     # a reference run without a time is never the nearest
     undated = jobs.assign(run_at=[T0 + timedelta(hours=10), pd.NaT, pd.NaT, pd.NaT])
     row = outcomes.align(undated, _ref).iloc[0]
@@ -357,6 +359,29 @@ def test_matrix_from_codes_equals_the_matrix_of_the_raw_rows():
     row = new[new["parity_id"] == 8].iloc[0]
     assert (row["amd_outcome"], row["amd_message"]) == ("error", "segfault")
     assert new[new["parity_id"] == 4].iloc[0]["nvidia_message"] == "cuda"
+
+
+
+def test_matrix_sides_with_63_bit_parity_ids_and_a_test_without_a_key():
+    """Parity ids are 63-bit hashes: each (pair, test) finds its own message however large
+    the ids (arithmetic on them would wrap: pair 4's test 5 and pair 0's test 405 would meet
+    when the largest id is 2**62 + 99). A test without a parity key keeps a missing key and
+    comes after the keyed tests of its pair and quadrant."""
+    big = 2 ** 62 + 99
+    pairs = pd.DataFrame([dict(framework="vllm", suite=f"s{i}", amd_hardware="mi300x",
+                               nvidia_hardware="h100", amd_commit="c1", amd_run_at=T0,
+                               amd_jobs=(100 + i,), ref_jobs=(200 + i,)) for i in range(5)])
+    codes = pd.DataFrame({"pair": [0, 4, 4], "parity_id": [405, big, 5], "amd": [1, 2, 2],
+                          "ref": [2, 2, 2], "amd_skip": [0, 0, 0], "ref_skip": [0, 0, 0]})
+    keys = pd.DataFrame({"parity_id": [5, 405], "parity_key": ["t::b", "t::a"]})
+    messages = pd.DataFrame([dict(job_pk=100, parity_id=405, outcome="failed", message="boom")])
+    sides = outcomes.matrix_sides(pairs, codes, keys, messages, 255)
+    got = {(p, t): m for p, t, m in zip(sides["pair"], sides["parity_id"], sides["amd_message"])}
+    assert got[(0, 405)] == "boom" and pd.isna(got[(4, 5)]) and pd.isna(got[(4, big)])
+    assert pd.isna(sides.loc[sides["parity_id"] == big, "parity_key"].iloc[0])
+    m = outcomes.test_matrix(pairs, sides=sides)
+    assert m["parity_id"].tolist() == [405, 5, big]
+    assert m["quadrant"].tolist() == ["amd-only fail", "both pass", "both pass"]
 
 
 # -- streaks and flakiness ----------------------------------------------------------------------
