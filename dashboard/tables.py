@@ -117,6 +117,12 @@ def _window(stmt, column, when: Period | None):
     return stmt
 
 
+def _runs_in(stmt, engine: Engine, framework, when: Period | None):
+    """`stmt` (joined to ci_run and framework) limited to the frameworks, the run window
+    and, unless asked otherwise, the trusted runs."""
+    return _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
+
+
 def _frameworks(stmt, framework: str | Sequence[str] | None):
     if framework:
         names = [framework] if isinstance(framework, str) else list(framework)
@@ -240,8 +246,7 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.D
     if not has_data(engine):
         return pd.DataFrame(columns=JOB_COLUMNS)
     _require(engine, JobSummary)
-    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
-    df = _read(engine, stmt)
+    df = _read(engine, _runs_in(stmt, engine, framework, when))
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
     df["framework"] = df["framework"].fillna("other")
@@ -557,7 +562,7 @@ def _of_jobs(stmt, job_pk=None):
 def _metric_frame(engine: Engine, model, columns, framework, when,
                   latest: bool = False) -> pd.DataFrame:
     stmt = _of_jobs(select(*columns, model.job_pk, *_JOB_FIELDS), model.job_pk)
-    stmt = _trusted(_window(_frameworks(stmt, framework), CiRun.created_at, when), engine)
+    stmt = _runs_in(stmt, engine, framework, when)
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have
@@ -592,8 +597,7 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     m = BenchmarkMetric
     own = [c for c in columns if c.key != "config"]
     stmt = _of_jobs(select(*own, m.id.label("_id"), m.job_pk), m.job_pk)
-    rows = _read_plain(engine, _trusted(_window(_frameworks(stmt, framework), CiRun.created_at,
-                                                when), engine))
+    rows = _read_plain(engine, _runs_in(stmt, engine, framework, when))
     if rows.empty:
         return rows
     job_pks = sorted({int(j) for j in rows["job_pk"]})

@@ -260,9 +260,7 @@ def add_test_cases(conn: Connection, rows: list[tuple]) -> None:
 
 def run_day(conn: Connection, job_pk: int) -> int:
     """The day of the job's run, test_result's time column (`db.partitions`)."""
-    when = conn.execute(select(CiRun.created_at).join(CiJob, CiJob.run_pk == CiRun.id)
-                        .where(CiJob.id == job_pk)).scalar()
-    return partitions.day_of(when)
+    return (run_days(conn, [job_pk]) or [0])[0]
 
 
 def add_test_results(conn: Connection, rows: list[tuple]) -> None:
