@@ -223,7 +223,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         text[at[key[has[once]]]] = message[has[once]]
     out = jobs[by].iloc[job_at[keep]].reset_index(drop=True)
     out["parity_id"] = a["parity_id"][keep]
-    out["parity_key"] = keys["parity_key"].iloc[key_at[keep]].to_numpy()
+    out["parity_key"] = keys["parity_key"].array.take(key_at[keep])  # no Python strings
     out["outcome"] = vec.names(a["code"][keep], vec.OUTCOMES)
     out["reruns"] = reruns
     out["message"] = pd.Series(text, dtype=object)
@@ -244,10 +244,17 @@ def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
     order = np.lexsort((np.arange(len(failed)), when, a["parity_id"][failed], lane))
     group = np.stack([lane[order], a["parity_id"][failed][order]])
     last = failed[order[np.r_[(group[:, 1:] != group[:, :-1]).any(axis=0), True]]]
-    res = tables.results(engine, pd.unique(a["job"][last]), pd.unique(a["parity_id"][last]),
-                         notable=True)  # one read; pairs outside `last` are left unused
+    job_pks = pd.unique(a["job"][last])
+    # the notable rows of those jobs, all of them when they are not many more than the rows
+    # wanted (one read by job beats looking thousands of tests up), else only those tests';
+    # pairs outside `last` are left unused
+    notable = int(jobs.loc[jobs["job_pk"].isin(job_pks), ["failed", "error", "flaky"]]
+                  .to_numpy().sum())
+    res = tables.results(engine, job_pks, None if notable <= 2 * len(last)
+                         else pd.unique(a["parity_id"][last]), notable=True)
     res = outcomes.reduce_tests(res, ["job_pk"])
-    message = dict(zip(zip(res["job_pk"], res["parity_id"]), res["message"]))
+    message = dict(zip(zip(res["job_pk"].tolist(), res["parity_id"].tolist()),
+                       res["message"].tolist()))
     out[last] = [message.get(k) for k in zip(a["job"][last].tolist(),
                                              a["parity_id"][last].tolist())]
     return out

@@ -172,18 +172,26 @@ def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame
         return pd.DataFrame(columns=COLUMNS)
     s = streaks[(streaks["streak"] >= min_streak) & (streaks["runs"] > streaks["streak"])]
     if flaky is not None and not flaky.empty:
-        known = set(zip(flaky["framework"], flaky["hardware"], flaky["parity_id"]))
-        keep = [k not in known for k in zip(s["framework"], s["hardware"], s["parity_id"])]
-        s = s[pd.Series(keep, index=s.index, dtype=bool)]  # (a bare empty list picks columns)
+        known = pd.MultiIndex.from_frame(flaky[["framework", "hardware", "parity_id"]])
+        s = s[~pd.MultiIndex.from_frame(s[["framework", "hardware", "parity_id"]]).isin(known)]
     if since is not None:
         s = s[s["first_failing"] >= since]
-    rows = [dict(kind="test", status="new failure", framework=r.framework,
-                 vendor=vendors.get(r.hardware, "unknown"), hardware=r.hardware,
-                 subject=r.parity_key, when=r.first_failing, commit=None, size=float(r.streak),
-                 before=None, after=None, confidence=float(r.streak) / min_streak,
-                 detail=f"failing {r.streak} runs in a row: {r.last_message or ''}"[:300],
-                 url=None) for r in s.itertuples()]
-    return pd.DataFrame(rows, columns=COLUMNS)
+    if s.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    # column by column: a finding per failing test, thousands on a large store
+    streak = s["streak"].to_numpy(dtype=float)
+    hardware = s["hardware"].tolist()
+    detail = [f"failing {n} runs in a row: {m or ''}"[:300]
+              for n, m in zip(s["streak"].tolist(), s["last_message"].tolist())]
+    n = len(s)
+    return pd.DataFrame({
+        "kind": ["test"] * n, "status": ["new failure"] * n,
+        "framework": s["framework"].tolist(),
+        "vendor": [vendors.get(h, "unknown") for h in hardware], "hardware": hardware,
+        "subject": s["parity_key"].tolist(), "when": s["first_failing"].tolist(),
+        "commit": [None] * n, "size": streak.tolist(), "before": [None] * n,
+        "after": [None] * n, "confidence": (streak / min_streak).tolist(), "detail": detail,
+        "url": [None] * n, **{c: np.full(n, np.nan) for c in COLUMNS[14:]}}, columns=COLUMNS)
 
 
 def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,

@@ -299,3 +299,17 @@ def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, 
         return
     assert len(got) > 100 and got["config"].nunique() > 1
     pd.testing.assert_frame_equal(got, expected)
+
+
+def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):
+    """A history's last-failure messages come from every notable row of the failing jobs
+    when those rows are few, else from the wanted tests' rows only: both reads give every
+    (run, hardware, test) the same message."""
+    matrix = frames.test_matrix(demo_db, quadrant="amd-only fail")
+    when = frames._recent(demo_db, None, None, None, frames.HISTORY_DAYS)
+    jobs = frames._jobs(demo_db, None, None, when)
+    wanted = matrix.rename(columns={"amd_hardware": "hardware"})
+    by_job = frames._history(demo_db, jobs.assign(failed=0, error=0, flaky=0), wanted)
+    by_test = frames._history(demo_db, jobs.assign(failed=10**9), wanted)
+    pd.testing.assert_frame_equal(by_job, by_test)
+    assert by_job["message"].str.startswith("RuntimeError: HIP error").sum() >= 30
