@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pandas as pd
 import pytest
 from nbclient import NotebookClient
@@ -313,3 +314,33 @@ def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):
     by_test = frames._history(demo_db, jobs.assign(failed=10**9), wanted)
     pd.testing.assert_frame_equal(by_job, by_test)
     assert by_job["message"].str.startswith("RuntimeError: HIP error").sum() >= 30
+
+
+def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypatch):
+    """`tables.parity_keys` keeps the keys it has read; whatever it held before, and when
+    the keys asked overflow what it keeps, it returns every asked id a test has, with its
+    key, in id order, and leaves out ids no test has."""
+    from parity.dashboard import tables
+
+    engine = tables.open_store(demo_db)
+    with engine.connect() as conn:
+        truth = dict(conn.exec_driver_sql(
+            "SELECT DISTINCT parity_id, parity_key FROM test_case").all())
+    ids = sorted(truth)
+    monkeypatch.setattr(tables, "_KEYS", {})
+    monkeypatch.setattr(tables, "_KEY_ARRAYS", [])
+    monkeypatch.setattr(tables, "KEYS_KEPT", len(ids) // 2)
+
+    def check(asked):
+        got = tables.parity_keys(engine, asked)
+        want = sorted({p for p in asked if p in truth})
+        assert got["parity_id"].tolist() == want
+        assert got["parity_key"].tolist() == [truth[p] for p in want]
+        assert str(got["parity_key"].dtype) == "str" and got["parity_id"].dtype == np.int64
+
+    check(ids[: len(ids) // 3])  # read
+    check(ids[: len(ids) // 4])  # held
+    check(ids[len(ids) // 3: len(ids) // 2] + ids[:10])  # some read, some held
+    check(ids[len(ids) // 2:] + ids[:5])  # overflows: starts again with these
+    check([1, 2, 3] + ids[-3:])  # ids no test has are left out
+    check([])
