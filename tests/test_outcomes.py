@@ -77,8 +77,11 @@ def test_align_same_commit_then_nearest_within_the_window():
     assert same["staleness_h"] == 2.0 and same["nvidia_hardware"] == "h100"
     assert (near["alignment"], near["ref_run_pk"], near["staleness_h"]) == ("nearest", 5, 6.0)
     assert near["amd_jobs"] == (2,) and near["amd_url"] == "https://ci.example/2"
-    latest = outcomes.align(_alignment_jobs(), _ref)
+    asked = []
+    latest = outcomes.align(_alignment_jobs(), lambda hw, present: asked.append(
+        (hw, set(present))) or _ref(hw, present))
     assert list(latest["amd_run_pk"]) == [2]
+    assert asked == [("mi300x", {"h100", "b200"})]  # the NVIDIA hardware that ran, only
     assert list(latest.columns) == outcomes.ALIGN_COLUMNS
     # the default window is 72 hours, inclusive
     far = pd.DataFrame([_job(1, 1, "amd", "mi300x", "c1", 72), _job(2, 2, "nvidia", "h100", "c0", 0)])
@@ -107,6 +110,11 @@ def test_align_without_a_commit_or_a_time_and_between_equally_near_runs():
     undated = jobs.assign(run_at=[T0 + timedelta(hours=10), pd.NaT, pd.NaT, pd.NaT])
     row = outcomes.align(undated, _ref).iloc[0]
     assert (row["alignment"], row["ref_run_pk"]) == ("none", None)
+    # ... and a dated one among undated ones is still the nearest
+    some = jobs.assign(run_at=[T0 + timedelta(hours=10), pd.NaT, T0 + timedelta(hours=13),
+                               pd.NaT])
+    row = outcomes.align(some, _ref).iloc[0]
+    assert (row["alignment"], row["ref_run_pk"], row["staleness_h"]) == ("nearest", 3, 3.0)
     # an AMD lane without a suite has no lane to pair (as grouping by lane drops it)
     assert outcomes.align(jobs.assign(suite=[None, "kernels", "kernels", "kernels"]),
                           _ref).empty
@@ -268,6 +276,17 @@ def test_matrix_names_both_outcomes_and_the_quadrant():
     assert list(m["quadrant"]) == sorted(m["quadrant"])  # one framework, hardware and suite
     assert list(m.index) == list(range(len(m))) and "index" not in m.columns
     assert outcomes.test_matrix(_pairs().iloc[0:0], _results(RESULTS)).empty
+
+
+def test_matrix_names_each_outcome_pair_once_whatever_the_rows_order():
+    """Tests 1 and 2 pass on both sides, test 3 fails on AMD only: the quadrant is named
+    per distinct outcome pair, and the pair of the third row is not that of the second."""
+    rows = [(3, 1, "passed", 0, None, None), (1, 1, "passed", 0, None, None),
+            (3, 2, "passed", 0, None, None), (1, 2, "passed", 0, None, None),
+            (3, 3, "passed", 0, None, None), (1, 3, "failed", 0, "boom", None)]
+    m = outcomes.test_matrix(_pairs().iloc[:1], _results(rows))
+    assert dict(zip(m["parity_id"], m["quadrant"])) == {
+        1: "both pass", 2: "both pass", 3: "amd-only fail"}
 
 
 def test_reduce_tests_keeps_the_worst_row_and_the_first_text_present():
@@ -455,6 +474,11 @@ def test_flakiness_same_commit_mixes_reruns_and_vendors():
     assert (got["rerun_passes"], got["same_commit_mixed"]) == (1, 0)
     only_nv = outcomes.flakiness(nvidia)
     assert list(only_nv["label"]) == ["nvidia-only"]
+    # flaky on AMD and on a vendor that is neither (one history of each): "other"
+    third = _history([(1, 0, "passed", "c1", 0), (1, 1, "failed", "c1", 0)], vendor="intel")
+    both = outcomes.flakiness(pd.concat([amd[amd["parity_id"] == 2], third.assign(parity_id=2)],
+                                        ignore_index=True))
+    assert sorted(both["vendor"]) == ["amd", "intel"] and set(both["label"]) == {"other"}
     single = outcomes.flakiness(_history([(5, 0, "passed", "c1", 2)]))
     assert single.iloc[0]["flip_rate"] == 0.0 and single.iloc[0]["runs"] == 1
     assert outcomes.flakiness(amd[amd["parity_id"] >= 3]).empty
