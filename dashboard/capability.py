@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 
 from parity.db.capabilities import Capabilities
@@ -25,12 +26,16 @@ def units(jobs: pd.DataFrame, tags: pd.DataFrame, configs: pd.DataFrame,
     by_job = tags.groupby("job_pk")["name"].agg(frozenset).to_dict() if not tags.empty else {}
     rows = []
     seen_jobs = set()
+    said: dict = {}  # config text -> its capabilities: a window repeats a few configs
     for r in configs.itertuples(index=False):
-        try:
-            cfg = json.loads(r.config) if isinstance(r.config, str) else {}
-        except ValueError:
-            cfg = {}
-        found = frozenset(caps.from_config(cfg)) | by_job.get(r.job_pk, frozenset())
+        text = r.config if isinstance(r.config, str) else None
+        if text not in said:
+            try:
+                cfg = json.loads(text) if text is not None else {}
+            except ValueError:
+                cfg = {}
+            said[text] = frozenset(caps.from_config(cfg))
+        found = said[text] | by_job.get(r.job_pk, frozenset())
         rows.append((r.job_pk, r.kind, found, r.gated, r.gate_passed, r.value, r.task))
         seen_jobs.add(r.job_pk)
     for job_pk in jobs["job_pk"]:
@@ -50,28 +55,39 @@ def matrix(u: pd.DataFrame, rows: list[tuple[str, ...]], *, stale_days: float = 
         return pd.DataFrame(columns=COLUMNS)
     newest = newest if newest is not None else u["run_at"].max()
     lanes = u[["framework", "vendor", "hardware"]].drop_duplicates()
+    # thousands of units share a few capability sets and lanes: each set is tested once per
+    # combination, and each lane's units are found by position, not by comparing texts
+    which, sets = pd.factorize(u["caps"])
+    lane_of = u.groupby(["framework", "hardware"], sort=False).indices  # (missing: no lane)
+    empty = np.empty(0, np.int64)
+    run_at, run_pk = u["run_at"].to_numpy(), u["run_pk"].to_numpy()
+    gated = (u["gated"].fillna(0) > 0).to_numpy()
+    failed = (u["gate_passed"] == False).to_numpy()  # noqa: E712 (a missing gate is no fail)
+    urls = (u["job_url"].tolist(), u["run_url"].tolist())
     cells = []
     for combo in rows:
         need = frozenset(combo)
-        hits = u[u["caps"].map(lambda s, need=need: need <= s)]
+        hit = np.array([need <= s for s in sets], bool)[which]
         for lane in lanes.itertuples(index=False):
-            h = hits[(hits["framework"] == lane.framework) & (hits["hardware"] == lane.hardware)]
+            at = lane_of.get((lane.framework, lane.hardware), empty)
+            h = at[hit[at]]  # the lane's units that exercised the whole combination
             cell = {"framework": lane.framework, "capability": " + ".join(combo),
                     "parts": len(combo), "vendor": lane.vendor, "hardware": lane.hardware}
-            if h.empty:
+            if not len(h):
                 cells.append({**cell, "status": "not tested"})
                 continue
-            last = h["run_at"].max()
-            latest = h[h["run_pk"] == h.loc[h["run_at"] == last, "run_pk"].iloc[0]]
-            gated = latest[latest["gated"].fillna(0) > 0]
-            if gated.empty:  # the latest run has no gate: was it ever gated? not for status
+            last = u["run_at"].iloc[h].max()
+            # the units of the run that ran last (the first such unit's run)
+            latest = h[run_pk[h] == run_pk[h[run_at[h] == last.to_datetime64()][0]]]
+            gate = latest[gated[latest]]
+            if not len(gate):  # the latest run has no gate: was it ever gated? not for status
                 status, acc, task = "tested without accuracy gate", None, None
             else:
-                failing = (gated["gate_passed"] == False).any()  # noqa: E712
-                status = "gated and failing" if failing else "gated and passing"
-                worst = gated.sort_values("value").iloc[0]
+                status = "gated and failing" if failed[gate].any() else "gated and passing"
+                worst = u.iloc[gate].sort_values("value").iloc[0]
                 acc, task = worst["value"], worst["task"]
-            url = next((x for x in latest["job_url"].tolist() + latest["run_url"].tolist() if x), "")
+            url = next((x for x in [urls[0][i] for i in latest] + [urls[1][i] for i in latest]
+                        if x), "")
             cells.append({**cell, "status": status, "last_run": last, "url": url,
                           "accuracy": acc, "task": task,
                           "stale": bool((newest - last) > pd.Timedelta(days=stale_days))})
