@@ -101,9 +101,16 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
     if values.empty:
         return pd.DataFrame(columns=cols)
     rows = []
-    nvidia_hw = values[values["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
+    nvidia_hw: dict[str, set] = {}  # framework -> the NVIDIA hardware it ran on
+    nv = values.loc[values["vendor"] == "nvidia", ["framework", "hardware"]].drop_duplicates()
+    for fw, hw in zip(nv["framework"].tolist(), nv["hardware"].tolist()):
+        if not pd.isna(fw):
+            nvidia_hw.setdefault(fw, set()).add(hw)
     v = values.sort_values("run_at", kind="stable").reset_index(drop=True)
     numbers, when = v["value"].to_numpy(dtype=float), v["run_at"].to_numpy()
+    # each config column as plain values: a row is read per matched config, and pandas row
+    # access costs more than the interval
+    config = {c: v[c].to_numpy(dtype=object) for c in CONFIG_COLUMNS}
     series: dict[tuple, dict[str, tuple[str, np.ndarray]]] = {}  # key -> hardware -> rows
     for key, at in sorted(v.groupby(SERIES + ["vendor", "hardware"], sort=False,
                                     dropna=False).indices.items(), key=lambda kv: kv[1][0]):
@@ -118,7 +125,7 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
             a, b = sides[hw][1], sides[ref_hw][1]
             a_vals, b_vals = numbers[a][-runs:], numbers[b][-runs:]
             ratio, lo, hi = ratio_interval(a_vals, b_vals, level)
-            first = v.iloc[a[-1]]
+            first = {c: config[c][a[-1]] for c in CONFIG_COLUMNS}  # the latest AMD run's
             lower = first["direction"] == "lower"
             row = dict(zip(SERIES, key))
             row.update(config=config_label(first), amd_hardware=hw, nvidia_hardware=ref_hw,
@@ -129,7 +136,7 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
                        perf_ratio=1 / ratio if lower else ratio,
                        perf_lo=1 / hi if lower else lo, perf_hi=1 / lo if lower else hi,
                        amd_last_run=when[a[-1]], nvidia_last_run=when[b[-1]])
-            row.update({c: first[c] for c in CONFIG_COLUMNS})
+            row.update(first)
             rows.append(row)
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values(["framework", "amd_hardware", "model", "metric", "config"]) \
