@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import SingletonThreadPool
+from sqlalchemy.pool import QueuePool
 
 from parity.db.settings import Settings
 
@@ -42,11 +42,12 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         if path == ":memory:":
             raise ValueError("a read-only store needs a database file")
         uri = f"file:{Path(path).resolve()}?mode=ro"
-        # the URL names the file (for messages); the creator opens it read-only, one
-        # connection per thread as before
+        # the URL names the file (for messages); the creator opens it read-only. A queue
+        # of connections, checked out per use, as for a writable file: a pool of one
+        # connection per thread closes connections still in use once more than its size of
+        # threads have asked (the app runs each page run in a thread of its own)
         engine = create_engine(sa_url.set(database=str(Path(path).resolve())),
-                               creator=lambda: _sqlite3_connect(uri),
-                               poolclass=SingletonThreadPool)
+                               creator=lambda: _sqlite3_connect(uri), poolclass=QueuePool)
     else:
         engine = create_engine(sa_url)  # the busy timeout is the pragma below
 

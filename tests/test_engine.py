@@ -126,6 +126,36 @@ def test_a_read_only_engine_can_be_shared_across_threads(tmp_path):
     assert got == [(7,)]
 
 
+def test_a_read_only_engine_serves_many_threads_at_once(tmp_path):
+    """The app runs each page run in a new thread: a read-only engine used by more threads
+    than any pool size, all at once and over and over, never hands out or closes a
+    connection another thread is using."""
+    path = tmp_path / "t.db"
+    rw = make_engine(path)
+    with rw.begin() as conn:
+        conn.execute(text("CREATE TABLE t (x INTEGER)"))
+        conn.execute(text("INSERT INTO t VALUES (1), (2), (3)"))
+    rw.dispose()
+    ro = make_engine(path, read_only=True)
+    start, errors, sums = threading.Barrier(12), [], []
+
+    def reader():
+        start.wait()
+        try:
+            for _ in range(50):
+                with ro.connect() as conn:
+                    sums.append(conn.execute(text("SELECT sum(x) FROM t")).scalar())
+        except Exception as e:  # noqa: BLE001 - collected for the assertion
+            errors.append(repr(e))
+
+    threads = [threading.Thread(target=reader) for _ in range(12)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert errors == [] and sums == [6] * 600
+
+
 def test_connect_takes_what_a_caller_holds(tmp_path):
     engine = make_engine(tmp_path / "c.db")
     assert connect(engine) is engine
