@@ -184,14 +184,15 @@ def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame
     detail = [f"failing {n} runs in a row: {m or ''}"[:300]
               for n, m in zip(s["streak"].tolist(), s["last_message"].tolist())]
     n = len(s)
-    return pd.DataFrame({
+    given = {
         "kind": ["test"] * n, "status": ["new failure"] * n,
         "framework": s["framework"].tolist(),
         "vendor": [vendors.get(h, "unknown") for h in hardware], "hardware": hardware,
         "subject": s["parity_key"].tolist(), "when": s["first_failing"].tolist(),
         "commit": [None] * n, "size": streak.tolist(), "before": [None] * n,
         "after": [None] * n, "confidence": (streak / min_streak).tolist(), "detail": detail,
-        "url": [None] * n, **{c: np.full(n, np.nan) for c in COLUMNS[14:]}}, columns=COLUMNS)
+        "url": [None] * n}
+    return pd.DataFrame({c: given[c] if c in given else np.full(n, np.nan) for c in COLUMNS})
 
 
 def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,

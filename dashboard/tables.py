@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterable, Sequence
@@ -276,12 +277,18 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
 # sorted id array and a text array, from which a view's tens of thousands are taken at once
 _KEYS: dict[int, str] = {}
 _KEY_ARRAYS: list = []  # [ids, keys] of `_KEYS`, emptied whenever it changes
+_KEYS_LOCK = threading.Lock()  # the app's sessions run views in threads of one process
 KEYS_KEPT = 400_000
 
 
 def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     """parity_id -> parity_key for these tests, in parity id order."""
     wanted = np.unique(np.fromiter((int(p) for p in parity_ids), np.int64))
+    with _KEYS_LOCK:
+        return _parity_keys(engine, wanted)
+
+
+def _parity_keys(engine: Engine, wanted: np.ndarray) -> pd.DataFrame:
     if not _KEY_ARRAYS or not _held(wanted).all():
         missing = [p for p in wanted.tolist() if p not in _KEYS]
         if missing and len(_KEYS) + len(missing) > KEYS_KEPT:  # start again with these

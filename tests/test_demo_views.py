@@ -344,3 +344,14 @@ def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypa
     check(ids[len(ids) // 2:] + ids[:5])  # overflows: starts again with these
     check([1, 2, 3] + ids[-3:])  # ids no test has are left out
     check([])
+    # the app's sessions ask from several threads at once, overflowing the bound often
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ask(seed):
+        rng = random.Random(seed)
+        for _ in range(40):
+            check(rng.sample(ids, rng.randint(1, len(ids) // 2)))
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(ask, range(8)))
