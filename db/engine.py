@@ -47,7 +47,8 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         # connection per thread closes connections still in use once more than its size of
         # threads have asked (the app runs each page run in a thread of its own)
         engine = create_engine(sa_url.set(database=str(Path(path).resolve())),
-                               creator=lambda: _sqlite3_connect(uri), poolclass=QueuePool)
+                               creator=lambda: _sqlite3_connect(uri), poolclass=QueuePool,
+                               pool_use_lifo=True)  # the last used: its page cache is warm
     else:
         engine = create_engine(sa_url)  # the busy timeout is the pragma below
 
