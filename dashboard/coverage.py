@@ -55,9 +55,11 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
                 rows.append(dict(framework=fw, finding="no AMD lane", suite=suite, hardware="",
                                  detail="runs on " + ", ".join(sorted(set(g["hardware"]))),
                                  last_run=g["run_at"].max()))
-        has_bench = set(bench_values.loc[bench_values["framework"] == fw, "hardware"]) \
+        # (distinct values first: a window has tens of thousands of benchmark rows)
+        has_bench = set(bench_values.loc[bench_values["framework"] == fw, "hardware"].unique()) \
             if not bench_values.empty else set()
-        has_acc = set(acc.loc[acc["framework"] == fw, "hardware"]) if not acc.empty else set()
+        has_acc = set(acc.loc[acc["framework"] == fw, "hardware"].unique()) \
+            if not acc.empty else set()
         for hw, g in j[j["vendor"] == "amd"].groupby("hardware"):
             tests = int(g["total"].sum())
             executed = int((g["passed"] + g["failed"] + g["error"] + g["xfailed"]
@@ -81,7 +83,7 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
         b = bench_values
         for (fw, bench, model, key), g in b.groupby(["framework", "benchmark", "model",
                                                      "match_key"], dropna=False):
-            vendors = set(g["vendor"])
+            vendors = set(g["vendor"].unique())
             if "nvidia" in vendors and "amd" not in vendors:
                 first = g.iloc[-1]
                 rows.append(dict(framework=fw, finding="config without AMD run", suite=bench,
