@@ -1,9 +1,10 @@
 """Engines for SQLite (embedded default) and PostgreSQL, with the pragmas Parity relies on."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 
@@ -49,6 +50,7 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         engine = create_engine(sa_url.set(database=str(Path(path).resolve())),
                                creator=lambda: _sqlite3_connect(uri), poolclass=QueuePool,
                                pool_use_lifo=True)  # the last used: its page cache is warm
+        _follow_the_file(engine, Path(path).resolve())
     else:
         engine = create_engine(sa_url)  # the busy timeout is the pragma below
 
@@ -63,6 +65,29 @@ def _sqlite_engine(sa_url, read_only: bool) -> Engine:
         cur.close()
 
     return engine
+
+
+def _follow_the_file(engine: Engine, path: Path) -> None:
+    """A pooled connection reads the file it opened, even once another file has taken its
+    path (a store replaced by a rename, as snapshots are published) or the path is gone.
+    Each connection remembers its file; one whose path now names another file, or
+    nothing, is dropped at checkout and a new one opened on the path."""
+    def identity():
+        st = os.stat(path)
+        return st.st_dev, st.st_ino
+
+    @event.listens_for(engine, "connect")
+    def _remember(_dbapi_conn, record):
+        record.info["file"] = identity()
+
+    @event.listens_for(engine, "checkout")
+    def _same_file(_dbapi_conn, record, _proxy):
+        try:
+            same = record.info.get("file") == identity()
+        except OSError:
+            same = False
+        if not same:
+            raise exc.DisconnectionError(f"{path} is no longer the file this connection read")
 
 
 def _sqlite3_connect(uri: str):

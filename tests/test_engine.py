@@ -156,6 +156,34 @@ def test_a_read_only_engine_serves_many_threads_at_once(tmp_path):
     assert errors == [] and sums == [6] * 600
 
 
+def test_a_read_only_engine_follows_its_path_when_the_file_is_replaced_or_gone(tmp_path):
+    """A store published by renaming a new file over the old one is read at once, not
+    through the pooled connections to the old file; a store taken away is an error, not
+    the old file's rows."""
+    def store(path, x):
+        rw = make_engine(path)
+        with rw.begin() as conn:
+            conn.execute(text("CREATE TABLE t (x INTEGER)"))
+            conn.execute(text("INSERT INTO t VALUES (:x)"), {"x": x})
+        rw.dispose()
+
+    path = tmp_path / "t.db"
+    store(path, 1)
+    ro = make_engine(path, read_only=True)
+
+    def read():
+        with ro.connect() as conn:
+            return conn.execute(text("SELECT x FROM t")).scalar()
+
+    assert read() == 1 and read() == 1  # the second read reuses the pooled connection
+    store(tmp_path / "new.db", 2)
+    (tmp_path / "new.db").replace(path)
+    assert read() == 2
+    path.rename(tmp_path / "gone.db")
+    with pytest.raises(OperationalError, match="unable to open"):
+        read()
+
+
 def test_connect_takes_what_a_caller_holds(tmp_path):
     engine = make_engine(tmp_path / "c.db")
     assert connect(engine) is engine
