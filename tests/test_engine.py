@@ -68,13 +68,19 @@ def test_a_locked_writer_waits_for_the_busy_timeout_not_at_once(tmp_path):
     engine.dispose()
 
 
-def test_a_read_only_sqlite_store_refuses_writes_by_the_connection(tmp_path):
-    path = tmp_path / "ro.db"
+def _store(path, *values) -> None:
+    """A SQLite file with one table `t` of these values (the engine made for it disposed)."""
     rw = make_engine(path)
     with rw.begin() as conn:
         conn.execute(text("CREATE TABLE t (x INTEGER)"))
-        conn.execute(text("INSERT INTO t VALUES (1)"))
+        for x in values:
+            conn.execute(text("INSERT INTO t VALUES (:x)"), {"x": x})
     rw.dispose()
+
+
+def test_a_read_only_sqlite_store_refuses_writes_by_the_connection(tmp_path):
+    path = tmp_path / "ro.db"
+    _store(path, 1)
     ro = make_engine(path, read_only=True)
     with ro.connect() as conn:
         assert conn.execute(text("SELECT x FROM t")).scalar() == 1
@@ -131,11 +137,7 @@ def test_a_read_only_engine_serves_many_threads_at_once(tmp_path):
     than any pool size, all at once and over and over, never hands out or closes a
     connection another thread is using."""
     path = tmp_path / "t.db"
-    rw = make_engine(path)
-    with rw.begin() as conn:
-        conn.execute(text("CREATE TABLE t (x INTEGER)"))
-        conn.execute(text("INSERT INTO t VALUES (1), (2), (3)"))
-    rw.dispose()
+    _store(path, 1, 2, 3)
     ro = make_engine(path, read_only=True)
     start, errors, sums = threading.Barrier(12), [], []
 
@@ -160,15 +162,8 @@ def test_a_read_only_engine_follows_its_path_when_the_file_is_replaced_or_gone(t
     """A store published by renaming a new file over the old one is read at once, not
     through the pooled connections to the old file; a store taken away is an error, not
     the old file's rows."""
-    def store(path, x):
-        rw = make_engine(path)
-        with rw.begin() as conn:
-            conn.execute(text("CREATE TABLE t (x INTEGER)"))
-            conn.execute(text("INSERT INTO t VALUES (:x)"), {"x": x})
-        rw.dispose()
-
     path = tmp_path / "t.db"
-    store(path, 1)
+    _store(path, 1)
     ro = make_engine(path, read_only=True)
 
     def read():
@@ -176,7 +171,7 @@ def test_a_read_only_engine_follows_its_path_when_the_file_is_replaced_or_gone(t
             return conn.execute(text("SELECT x FROM t")).scalar()
 
     assert read() == 1 and read() == 1  # the second read reuses the pooled connection
-    store(tmp_path / "new.db", 2)
+    _store(tmp_path / "new.db", 2)
     (tmp_path / "new.db").replace(path)
     assert read() == 2
     path.rename(tmp_path / "gone.db")
