@@ -188,8 +188,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         v = found.get(job, vec.EMPTY)
         if not len(v):
             continue
-        pos = np.minimum(np.searchsorted(v.ids, ids), len(v.ids) - 1)
-        hit = v.ids[pos] == ids
+        pos, hit = vec.find(v.ids, ids)
         cols["job"].append(np.full(int(hit.sum()), job, np.int64))
         cols["parity_id"].append(parity[hit])
         cols["code"].append(v.outcomes[pos[hit]].astype(np.int64))

@@ -273,53 +273,36 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
 
 
 # parity id -> parity key: the id is a hash of the key (`db.store.test_id`), so the pair
-# holds in every store and a process keeps the keys it has read (up to a bound), also as a
-# sorted id array and a text array, from which a view's tens of thousands are taken at once
-_KEYS: dict[int, str] = {}
-_KEY_ARRAYS: list = []  # [ids, keys] of `_KEYS`, emptied whenever it changes
+# holds in every store and a process keeps the keys it has read (up to a bound), as a sorted
+# id array and a text array, from which a view's tens of thousands are taken at once
+_KEYS: list = [np.empty(0, np.int64), pd.array([], dtype="str")]  # [ids, keys], by id
 _KEYS_LOCK = threading.Lock()  # the app's sessions run views in threads of one process
 KEYS_KEPT = 400_000
 
 
 def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
-    """parity_id -> parity_key for these tests, in parity id order."""
+    """parity_id -> parity_key for these tests, in parity id order (a parity id no stored
+    test has is left out)."""
     wanted = np.unique(np.fromiter((int(p) for p in parity_ids), np.int64))
     with _KEYS_LOCK:
-        return _parity_keys(engine, wanted)
-
-
-def _parity_keys(engine: Engine, wanted: np.ndarray) -> pd.DataFrame:
-    if not _KEY_ARRAYS or not _held(wanted).all():
-        missing = [p for p in wanted.tolist() if p not in _KEYS]
-        if missing and len(_KEYS) + len(missing) > KEYS_KEPT:  # start again with these
-            _KEYS.clear()
-            _KEY_ARRAYS.clear()
-            missing = wanted.tolist()
-        if missing:
+        ids, keys = _KEYS
+        pos, held = vec.find(ids, wanted)
+        if not held.all():
+            missing = wanted[~held]
+            if len(ids) + len(missing) > KEYS_KEPT:  # start again with these
+                ids, keys, missing = ids[:0], keys[:0], wanted
             with engine.connect() as conn:
                 got = dict(rows_by_ids(conn, "SELECT DISTINCT parity_id, parity_key FROM "
-                                             "test_case WHERE parity_id IN ({ids})", missing))
-            if got:  # (ids no test has are asked again next time, but change nothing)
-                _KEYS.update(got)
-                _KEY_ARRAYS.clear()
-        if not _KEY_ARRAYS:
-            ids = np.fromiter(_KEYS, np.int64, len(_KEYS))
+                                             "test_case WHERE parity_id IN ({ids})",
+                                       missing.tolist()))
+            ids = np.concatenate([ids, np.fromiter(got, np.int64, len(got))])
+            keys = pd.concat([pd.Series(keys), pd.Series(list(got.values()), dtype="str")],
+                             ignore_index=True).array
             order = np.argsort(ids)
-            texts = list(_KEYS.values())
-            _KEY_ARRAYS[:] = [ids[order], pd.array([texts[i] for i in order], dtype="str")]
-    ids, keys = _KEY_ARRAYS
-    found = _held(wanted)  # a parity id no stored test has is left out
-    return pd.DataFrame({"parity_id": wanted[found],
-                         "parity_key": keys.take(np.searchsorted(ids, wanted[found]))})
-
-
-def _held(wanted: np.ndarray) -> np.ndarray:
-    """Which of these (sorted) parity ids the key arrays hold."""
-    if not _KEY_ARRAYS:
-        return np.zeros(len(wanted), bool)
-    ids = _KEY_ARRAYS[0]
-    at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
-    return ids[at] == wanted if len(ids) else np.zeros(len(wanted), bool)
+            ids, keys = ids[order], keys.take(order)
+            _KEYS[:] = [ids, keys]
+            pos, held = vec.find(ids, wanted)
+    return pd.DataFrame({"parity_id": wanted[held], "parity_key": keys.take(pos[held])})
 
 
 def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None,

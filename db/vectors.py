@@ -95,6 +95,15 @@ def merge(*vectors: Vector) -> Vector:
                     for f in ("ids", "outcomes", "skips", "reruns")))
 
 
+def find(sorted_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of `ids` sits in `sorted_ids` and whether it is there: (positions, found);
+    a position is meaningful only where found."""
+    if not len(sorted_ids):
+        return np.zeros(len(ids), np.int64), np.zeros(len(ids), bool)
+    pos = np.minimum(np.searchsorted(sorted_ids, ids), len(sorted_ids) - 1)
+    return pos, sorted_ids[pos] == ids
+
+
 class Aliases:
     """Test id -> parity id for the few tests whose parity key differs from their key, as
     sorted arrays for vectorised lookups."""
@@ -109,8 +118,7 @@ class Aliases:
         input array when nothing maps)."""
         if not len(self.keys) or not len(ids):
             return ids
-        pos = np.minimum(np.searchsorted(self.keys, ids), len(self.keys) - 1)
-        hit = self.keys[pos] == ids
+        pos, hit = find(self.keys, ids)
         if not hit.any():
             return ids
         out = ids.copy()

@@ -327,8 +327,7 @@ def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypa
         truth = dict(conn.exec_driver_sql(
             "SELECT DISTINCT parity_id, parity_key FROM test_case").all())
     ids = sorted(truth)
-    monkeypatch.setattr(tables, "_KEYS", {})
-    monkeypatch.setattr(tables, "_KEY_ARRAYS", [])
+    monkeypatch.setattr(tables, "_KEYS", [np.empty(0, np.int64), pd.array([], dtype="str")])
     monkeypatch.setattr(tables, "KEYS_KEPT", len(ids) // 2)
 
     def check(asked):
