@@ -8,6 +8,10 @@ as a first visit), and again in one context that has loaded the app before (its 
 the browser's cache, as a returning visitor's tab). Targets (issue 14): cold <= 2 s, warm
 <= 1 s.
 
+The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
+served by the same Streamlit with the same flags and loaded the same way, so that what the
+framework costs in this browser on this machine is told apart from what the pages add.
+
     python benchmarks/app.py [--nights 60] [--keep DIR] [--repeat 3] [--store PATH ...]
 """
 from __future__ import annotations
@@ -43,14 +47,57 @@ def serve(db: Path) -> tuple[subprocess.Popen, str, float]:
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "parity", "--db", str(db), "serve", "--port",
                              str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
+    return proc, *_answered(f"http://127.0.0.1:{port}", start)
+
+
+FLOOR_APP = """import pandas as pd
+import streamlit as st
+st.title("Floor")
+st.dataframe(pd.DataFrame({"a": range(10), "b": [str(i) for i in range(10)]}))
+"""
+
+
+def serve_floor(folder: Path) -> tuple[subprocess.Popen, str, float]:
+    """The bare Streamlit page, served as `parity serve` serves the app."""
+    from parity.dashboard.serve import command
+
+    app = folder / "floor_app.py"
+    app.write_text(FLOOR_APP)
+    start = time.perf_counter()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = command(port, "127.0.0.1")
+    cmd[cmd.index("run") + 1] = str(app)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, *_answered(f"http://127.0.0.1:{port}", start)
+
+
+def _answered(base: str, start: float) -> tuple[str, float]:
     for _ in range(300):
         try:
             urllib.request.urlopen(f"{base}/_stcore/health", timeout=120)
-            return proc, base, time.perf_counter() - start
+            return base, time.perf_counter() - start
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError("parity serve did not start")
+    raise RuntimeError(f"{base} did not start")
+
+
+def floor(browser, folder: Path, repeat: int) -> tuple[float, float, float]:
+    """(first, warm median, warm median in a tab that loaded it before) seconds for the bare
+    page."""
+    proc, base, _ = serve_floor(folder)
+    tab = browser.new_context(viewport=VIEWPORT)
+    try:
+        first = load(browser, base)
+        warm = statistics.median(load(browser, base) for _ in range(repeat))
+        load(tab, base)
+        cached = statistics.median(load(tab, base) for _ in range(repeat))
+    finally:
+        tab.close()
+        proc.terminate()
+        proc.wait(30)
+    return first, warm, cached
 
 
 def load(browser, url: str) -> float:
@@ -105,6 +152,7 @@ def main(argv=None) -> int:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        bare = floor(browser, folder, args.repeat)
         results = {db: measure(browser, db, args.repeat) for db in stores}
         browser.close()
     print(f"{'page':<14}" + "".join(f"{db.name[:22] + ' cold':>28}{'warm':>8}{'cached':>8}"
@@ -119,9 +167,12 @@ def main(argv=None) -> int:
             worst = [max(w, g) for w, g in zip(worst, got)]
             cells += f"{got[0]:>28.2f}{got[1]:>8.2f}{got[2]:>8.2f}"
         print(f"{name:<14}{cells}")
+    print(f"{'(floor)':<14}{bare[0]:>28.2f}{bare[1]:>8.2f}{bare[2]:>8.2f}   a bare Streamlit "
+          f"page: a title and a ten-row table")
     print(f"worst first render {worst[0]:.2f} s cold (target 2), {worst[1]:.2f} s warm in a new "
           f"browser context, {worst[2]:.2f} s warm in a tab that loaded the app before "
-          f"(target 1)")
+          f"(target 1); the bare page: {bare[1]:.2f} s warm, {bare[2]:.2f} s in a tab that "
+          f"loaded it before")
     return 0
 
 
