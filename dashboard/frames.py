@@ -249,9 +249,8 @@ def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
     # pairs outside `last` are left unused
     notable = int(jobs.loc[jobs["job_pk"].isin(job_pks), ["failed", "error", "flaky"]]
                   .to_numpy().sum())
-    res = tables.results(engine, job_pks, None if notable <= 2 * len(last)
-                         else pd.unique(a["parity_id"][last]), notable=True)
-    res = outcomes.reduce_tests(res, ["job_pk"])
+    res = tables.failure_messages(engine, job_pks, None if notable <= 2 * len(last)
+                                  else pd.unique(a["parity_id"][last]))
     message = dict(zip(zip(res["job_pk"].tolist(), res["parity_id"].tolist()),
                        res["message"].tolist()))
     out[last] = [message.get(k) for k in zip(a["job"][last].tolist(),

@@ -305,12 +305,11 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     return pd.DataFrame({"parity_id": wanted[held], "parity_key": keys.take(pos[held])})
 
 
-def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None,
-            *, notable: bool = False) -> pd.DataFrame:
-    """Raw test rows of the given jobs with their identity: all of them, only those of some
-    tests (`parity_ids`, looked up by key, job by job), or only the notable ones (failed,
-    errored or rerun: `notable=True`, read through their partial index). For a job whose
-    plain passed rows retention dropped, those rows come back from its vector, exactly."""
+def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None
+            ) -> pd.DataFrame:
+    """Raw test rows of the given jobs with their identity: all of them, or only those of
+    some tests (`parity_ids`, looked up by key, job by job). For a job whose plain passed
+    rows retention dropped, those rows come back from its vector, exactly."""
     job_pks = sorted({int(j) for j in job_pks})
     tests = None if parity_ids is None else test_pks(engine, parity_ids)
     frames = []
@@ -319,8 +318,6 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
                        TestCase.parity_key, TestCase.group_name, TestResult.outcome,
                        TestResult.rerun_count, TestResult.message, TestResult.skip_category)
                 .join(TestCase, TestCase.id == TestResult.test_pk))
-        if notable:
-            base = _notable_rows(base)
         for i in range(0, len(job_pks), CHUNK):
             stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
             if tests is not None:
@@ -331,11 +328,48 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
                 frames.append(_read_plain(engine, stmt))
     frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
     raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
-    if not notable and job_pks and (tests is None or tests):
+    if job_pks and (tests is None or tests):
         rebuilt = _pruned_rows(engine, job_pks, tests, raw)
         if rebuilt is not None:
             return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
     return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+
+
+def failure_messages(engine: Engine, job_pks: Iterable[int],
+                     parity_ids: Iterable[int] | None = None) -> pd.DataFrame:
+    """(job_pk, parity_id, message): per job and test among its notable rows (failed,
+    errored or rerun; of some tests only, with `parity_ids`), the message of its worst row
+    that has one (`outcomes.reduce_tests` of those rows per job). Read through the notable
+    rows' partial index, without the test identities' texts, which the history views that
+    want the message do not need (retention never drops a notable row)."""
+    job_pks = sorted({int(j) for j in job_pks})
+    tests = None if parity_ids is None else test_pks(engine, parity_ids)
+    frames = []
+    if job_pks and (tests is None or tests):
+        base = _notable_rows(select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
+                                    TestResult.message))
+        for i in range(0, len(job_pks), CHUNK):
+            stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
+            for k in range(0, len(tests), CHUNK) if tests is not None else [None]:
+                frames.append(_read_plain(engine, stmt if k is None else stmt.where(
+                    TestResult.test_pk.in_(tests[k:k + CHUNK]))))
+    rows = pd.concat([f for f in frames if not f.empty] or [pd.DataFrame(
+        columns=["job_pk", "test_pk", "outcome", "message"])], ignore_index=True)
+    rows = rows[rows["message"].notna()]
+    if rows.empty:
+        return pd.DataFrame({"job_pk": np.empty(0, np.int64),
+                             "parity_id": np.empty(0, np.int64), "message": []})
+    job = rows["job_pk"].to_numpy(np.int64)
+    parity = vec.Aliases(aliases(engine)).parity_ids(rows["test_pk"].to_numpy(np.int64))
+    rank = rows["outcome"].map({o: i for i, o in enumerate(vec.OUTCOMES)}) \
+        .fillna(len(vec.OUTCOMES)).to_numpy()
+    # the worst row first, then the order read, as the reduction of every row does
+    order = np.lexsort((np.arange(len(rows)), rank, parity, job))
+    first = np.r_[True, (job[order][1:] != job[order][:-1])
+                  | (parity[order][1:] != parity[order][:-1])]
+    keep = order[first]
+    return pd.DataFrame({"job_pk": job[keep], "parity_id": parity[keep],
+                         "message": rows["message"].to_numpy(dtype=object)[keep]})
 
 
 def by_jobs(engine: Engine, stmt, job_pks: Sequence[int]):

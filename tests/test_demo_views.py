@@ -316,6 +316,51 @@ def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):
     assert by_job["message"].str.startswith("RuntimeError: HIP error").sum() >= 30
 
 
+def test_failure_messages_are_the_reduced_notable_rows_messages(demo_db, tmp_path):
+    """`tables.failure_messages` gives, per job and test, the message the reduction of its
+    notable rows gives (the worst row with a message), with vendor spellings of a test
+    folded into one parity id, and asked by test or by job alike."""
+    from sqlalchemy import create_engine
+
+    from parity.dashboard import outcomes, tables
+    from tests.builder import Builder
+
+    def expected(engine, job_pks):
+        rows = tables.results(engine, job_pks)
+        rows = rows[rows["outcome"].isin(["failed", "error"]) | (rows["rerun_count"] > 0)]
+        red = outcomes.reduce_tests(rows, ["job_pk"])
+        red = red[red["message"].notna()]
+        return red[["job_pk", "parity_id", "message"]].sort_values(["job_pk", "parity_id"]) \
+            .reset_index(drop=True).astype({"job_pk": np.int64, "parity_id": np.int64})
+
+    def got(engine, job_pks, parity_ids=None):
+        return tables.failure_messages(engine, job_pks, parity_ids).sort_values(
+            ["job_pk", "parity_id"]).reset_index(drop=True)
+
+    engine = tables.open_store(demo_db)
+    jobs = frames._jobs(demo_db, None, None, frames._recent(demo_db, None, None, None))
+    failing = jobs.loc[(jobs["failed"] + jobs["error"]) > 0, "job_pk"].tolist()[:60]
+    want = expected(engine, failing)
+    assert len(want) > 100 and want["message"].str.startswith("RuntimeError: HIP error").any()
+    pd.testing.assert_frame_equal(got(engine, failing), want)
+    some = want["parity_id"].unique()[:20]
+    pd.testing.assert_frame_equal(got(engine, failing, some),
+                                  want[want["parity_id"].isin(some)].reset_index(drop=True))
+    # two vendor spellings of one test in one job: the worse row's message stands
+    small = create_engine(f"sqlite:///{tmp_path / 'aliases.db'}")
+    Builder(small).tests("mi300x", {"test_a[mi300x]": "failed", "test_a[h100]": "error",
+                                    "test_b": "passed", "test_c": "failed"},
+                         messages={"test_a[mi300x]": "AssertionError: off by one",
+                                   "test_a[h100]": "RuntimeError: HIP error", "test_c": None},
+                         reruns={"test_b": 1})
+    with small.connect() as conn:
+        job = conn.exec_driver_sql("SELECT id FROM ci_job").scalar()
+    mine = got(small, [job])
+    assert mine["message"].tolist() == ["RuntimeError: HIP error"]
+    pd.testing.assert_frame_equal(mine, expected(small, [job]))
+    assert got(small, []).empty and got(small, [job], [12345]).empty
+
+
 def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypatch):
     """`tables.parity_keys` keeps the keys it has read; whatever it held before, and when
     the keys asked overflow what it keeps, it returns every asked id a test has, with its
