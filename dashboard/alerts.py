@@ -47,11 +47,30 @@ def fingerprint(rule: str, framework: str, hardware: str, subject: str) -> str:
     return hashlib.sha256(f"{rule}|{framework}|{hardware}|{subject}".encode()).hexdigest()[:20]
 
 
-def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="") -> dict:
+def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="",
+         *, encode: bool = True) -> dict:
+    """An alert row; its evidence as JSON text, or left a dict (`encode=False`) for
+    `evaluate` to encode once it knows which rows stay (`_encoded`)."""
     return dict(fingerprint=fingerprint(rule, framework, hardware, subject), rule=rule,
                 priority=rules[rule]["priority"], framework=framework, hardware=hardware,
                 subject=subject, since=since,
-                evidence=json.dumps(evidence, sort_keys=True, default=str), url=url or "")
+                evidence=_json(evidence) if encode else evidence, url=url or "")
+
+
+def _json(evidence: dict) -> str:
+    return json.dumps(evidence, sort_keys=True, default=str)
+
+
+def _evidence(row: dict) -> dict:
+    ev = row["evidence"]
+    return ev if isinstance(ev, dict) else json.loads(ev or "{}")
+
+
+def _encoded(rows: list[dict]) -> list[dict]:
+    for r in rows:
+        if isinstance(r["evidence"], dict):
+            r["evidence"] = _json(r["evidence"])
+    return rows
 
 
 def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
@@ -64,17 +83,22 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
     rows: list[dict] = []
     if "amd_only_failure" in rules and not failures.empty:
         r = rules["amd_only_failure"]
-        for f in failures[failures["streak"] >= int(r.get("min_streak", 2))].itertuples():
-            rows.append(_row("amd_only_failure", rules, f.framework, f.amd_hardware, f.parity_key,
-                             f.first_failing, {"streak": int(f.streak), "runs": int(f.runs),
-                                               "reference": f.nvidia_hardware,
-                                               "last_message": f.last_message}))
+        f = failures[failures["streak"] >= int(r.get("min_streak", 2))]
+        # thousands of failing tests at real volume: column lists, not a tuple per row, and
+        # the evidence encoded only for the rows that stay after grouping
+        for fw, hw, key, since, streak, runs, ref, message in zip(*(f[c].tolist() for c in (
+                "framework", "amd_hardware", "parity_key", "first_failing", "streak", "runs",
+                "nvidia_hardware", "last_message"))):
+            rows.append(_row("amd_only_failure", rules, fw, hw, key, since,
+                             {"streak": int(streak), "runs": int(runs), "reference": ref,
+                              "last_message": message}, encode=False))
     if "both_vendors_failing" in rules and not matrix.empty and "quadrant" in matrix:
         both = matrix[matrix["quadrant"].astype(str).str.contains("both fail")]
-        for m in both.itertuples():
-            rows.append(_row("both_vendors_failing", rules, m.framework, m.amd_hardware,
-                             m.parity_key, None, {"reference": m.nvidia_hardware}))
-    rows = group(rows, rules, groups)
+        for fw, hw, key, ref in zip(*(both[c].tolist() for c in (
+                "framework", "amd_hardware", "parity_key", "nvidia_hardware"))):
+            rows.append(_row("both_vendors_failing", rules, fw, hw, key, None,
+                             {"reference": ref}, encode=False))
+    rows = _encoded(group(rows, rules, groups))
     findings_map = {"builds but runs no tests": "no_tests", "no accuracy gate": "missing_gate",
                     "stale": "stale_lane"}
     if not coverage.empty:
@@ -138,7 +162,9 @@ def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
     for a file: when more than a rule's `group_above` tests of one file fire (0: never), or
     when that file already has an alert on record (so a group shrinking to a few tests stays
     one issue instead of splitting into new ones). The file alert's subject is the file;
-    its evidence names the tests (`tests`, the first GROUP_LISTED) and counts them."""
+    its evidence names the tests (`tests`, the first GROUP_LISTED) and counts them. A
+    member's evidence may be JSON text or a dict; members not grouped are returned as
+    given."""
     by_file: dict[tuple, list[dict]] = {}
     for r in rows:
         if r["rule"] in TEST_RULES:
@@ -151,14 +177,14 @@ def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
             out += members
             continue
         members = sorted(members, key=lambda r: r["subject"])
-        first = json.loads(members[0]["evidence"])
+        first = _evidence(members[0])
         ev = {"tests_failing": len(members),
               "tests": [r["subject"] for r in members][:GROUP_LISTED]}
         for k in ("reference",):
             if k in first:
                 ev[k] = first[k]
         if rule == "amd_only_failure":
-            ev["longest_streak"] = max(json.loads(r["evidence"])["streak"] for r in members)
+            ev["longest_streak"] = max(_evidence(r)["streak"] for r in members)
         since = [r["since"] for r in members if r["since"] is not None and not pd.isna(r["since"])]
         out.append(_row(rule, rules, fw, hw, path, min(since) if since else None, ev))
     return out
