@@ -69,30 +69,42 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
     if cells_.empty:
         return pd.DataFrame(columns=cols)
     nvidia_hw = cells_[cells_["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
-    ref_index = {tuple(r[c] for c in CELL) + (r["hardware"],): r
-                 for _, r in cells_[cells_["vendor"] == "nvidia"].iterrows()}
+    # rows as the frame's object array (the values `iterrows` gives), walked by position: a
+    # window holds hundreds of cells and a pandas row per cell cost more than the tests
+    vals = cells_.to_numpy(dtype=object)
+    col = {c: i for i, c in enumerate(cells_.columns)}
+    cell_at = [col[c] for c in CELL]
+    vendor = cells_["vendor"].to_numpy(dtype=object)
+    ref_index = {tuple(r[i] for i in cell_at) + (r[col["hardware"]],): r
+                 for r in vals[vendor == "nvidia"]}
+    value, n = cells_["value"].to_numpy(dtype=float), cells_["n"].to_numpy(dtype=float)
+    hits = np.nan_to_num(value * n, nan=0.0)
+    n0 = np.nan_to_num(n, nan=0.0)
     rows = []
     group = [c for c in CELL if c != "concurrency"]
-    for _, same in cells_.groupby(group + ["hardware"], dropna=False, sort=False):
-        hits = (same["value"] * same["n"]).fillna(0)
-        total_hits, total_n = hits.sum(), same["n"].fillna(0).sum()
-        for idx, c in same.iterrows():
-            if c["vendor"] != "amd":
+    for idx in cells_.groupby(group + ["hardware"], dropna=False, sort=False).indices.values():
+        total_hits, total_n = hits[idx].sum(), n0[idx].sum()
+        for i in idx:
+            c = vals[i]
+            if c[col["vendor"]] != "amd":
                 continue
-            ref_hw = reference(c["hardware"], nvidia_hw.get(c["framework"], set()))
-            ref = ref_index.get(tuple(c[k] for k in CELL) + (ref_hw,))
-            row = {k: c[k] for k in CELL}
-            row.update(amd_hardware=c["hardware"], nvidia_hardware=ref_hw,
-                       amd_value=c["value"], amd_lo=c["lo"], amd_hi=c["hi"], amd_n=c["n"],
-                       gate_passed=c["gate_passed"], run_at=c["run_at"], job_url=c["job_url"])
+            get = lambda k: c[col[k]]  # noqa: E731
+            ref_hw = reference(get("hardware"), nvidia_hw.get(get("framework"), set()))
+            ref = ref_index.get(tuple(c[j] for j in cell_at) + (ref_hw,))
+            row = {k: get(k) for k in CELL}
+            row.update(amd_hardware=get("hardware"), nvidia_hardware=ref_hw,
+                       amd_value=get("value"), amd_lo=get("lo"), amd_hi=get("hi"),
+                       amd_n=get("n"), gate_passed=get("gate_passed"), run_at=get("run_at"),
+                       job_url=get("job_url"))
             if ref is not None:
-                z, p = two_proportion(c["value"], c["n"], ref["value"], ref["n"])
-                row.update(nvidia_value=ref["value"], nvidia_lo=ref["lo"], nvidia_hi=ref["hi"],
-                           nvidia_n=ref["n"], diff=c["value"] - ref["value"], p_vendor=p)
-            others_n = total_n - (c["n"] if c["n"] == c["n"] else 0)
-            if len(same) > 1 and others_n > 0:
-                others = (total_hits - hits[idx]) / others_n
-                z, p = two_proportion(c["value"], c["n"], others, others_n)
+                z, p = two_proportion(get("value"), get("n"), ref[col["value"]], ref[col["n"]])
+                row.update(nvidia_value=ref[col["value"]], nvidia_lo=ref[col["lo"]],
+                           nvidia_hi=ref[col["hi"]], nvidia_n=ref[col["n"]],
+                           diff=get("value") - ref[col["value"]], p_vendor=p)
+            others_n = total_n - (get("n") if get("n") == get("n") else 0)
+            if len(idx) > 1 and others_n > 0:
+                others = (total_hits - hits[i]) / others_n
+                z, p = two_proportion(get("value"), get("n"), others, others_n)
                 lo, hi = wilson(others * others_n, others_n)
                 row.update(others_value=others, others_lo=lo, others_hi=hi, p_others=p)
             rows.append(row)

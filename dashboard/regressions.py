@@ -198,34 +198,55 @@ def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame
 def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,
              min_drop: float = 0.02) -> pd.DataFrame:
     """Accuracy drops over time: a cell's latest score against its earlier runs pooled,
-    flagged when the drop is at least max(`min_drop`, 3 run-to-run SDs) and significant."""
-    rows = []
+    flagged when the drop is at least max(`min_drop`, 3 run-to-run SDs) and significant.
+    Cells are walked as positions in plain arrays: a window holds hundreds of cells and a
+    pandas group per cell cost more than the test itself."""
     if history.empty:
         return pd.DataFrame(columns=COLUMNS)
-    for key, h in history.groupby(CELL + ["vendor", "hardware"], dropna=False, sort=False):
-        h = h.sort_values("run_at")
-        if len(h) < 3:
+    keys = CELL + ["vendor", "hardware"]
+    cell = history.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
+    size = np.bincount(cell)
+    at = np.argsort(cell, kind="stable")  # each cell's rows, in the history's order
+    ends = np.cumsum(size)
+    run_at = history["run_at"].to_numpy()
+    value = history["value"].to_numpy(dtype=float)
+    n = history["n"].to_numpy(dtype=float)
+    rows = []
+    for g in np.flatnonzero(size >= 3):  # cells in order of first appearance, as groupby
+        rows_g = at[ends[g] - size[g]:ends[g]]
+        rows_g = rows_g[np.argsort(run_at[rows_g], kind="quicksort")]  # as sort_values
+        prev, last = rows_g[:-1], rows_g[-1]
+        n_prev = np.nan_to_num(n[prev], nan=0.0)
+        n_last = n[last]
+        if n_prev.sum() <= 0 or not n_last or n_last != n_last:
             continue
-        prev, last = h.iloc[:-1], h.iloc[-1]
-        n_prev = prev["n"].fillna(0)
-        if n_prev.sum() <= 0 or not last["n"] or last["n"] != last["n"]:
-            continue
-        base = float((prev["value"] * n_prev).sum() / n_prev.sum())
-        drop = base - float(last["value"])
-        spread = float(np.std(prev["value"], ddof=1)) if len(prev) > 1 else 0.0
-        z, p = two_proportion(float(last["value"]), float(last["n"]), base, float(n_prev.sum()))
+        base = float(np.nan_to_num(value[prev] * n_prev, nan=0.0).sum() / n_prev.sum())
+        drop = base - float(value[last])
+        spread = _sd(value[prev]) if len(prev) > 1 else 0.0
+        z, p = two_proportion(float(value[last]), float(n_last), base, float(n_prev.sum()))
         if drop >= max(min_drop, 3 * spread) and p < alpha:
+            key = history.iloc[rows_g[0]][keys].tolist()
+            r = history.iloc[last]
             rows.append(dict(kind="accuracy", status="drop", framework=key[0], vendor=key[-2],
                              hardware=key[-1], subject=f"{key[1]} {key[2]} {key[5]} "
-                             f"c{key[6]}".strip(), when=last["run_at"], commit=last["commit"],
-                             size=-drop, before=base, after=float(last["value"]),
+                             f"c{key[6]}".strip(), when=r["run_at"], commit=r["commit"],
+                             size=-drop, before=base, after=float(value[last]),
                              confidence=-math.log10(max(p, 1e-300)) / 2,
                              detail=f"p={p:.1e} against {len(prev)} earlier runs",
-                             url=last.get("job_url")))
+                             url=r.get("job_url")))
     out = pd.DataFrame(rows, columns=COLUMNS)
     if since is not None and not out.empty:
         out = out[out["when"] >= since]
     return out
+
+
+def _sd(values: np.ndarray) -> float:
+    """The sample standard deviation, NaNs left out, computed as pandas' `std` does."""
+    v = values[~np.isnan(values)]
+    if len(v) <= 1:
+        return math.nan
+    avg = v.sum() / len(v)
+    return float(np.sqrt(((avg - v) ** 2).sum() / (len(v) - 1)))
 
 
 def cliffs(parity: pd.DataFrame) -> pd.DataFrame:
