@@ -38,7 +38,9 @@ def history(acc: pd.DataFrame) -> pd.DataFrame:
     if acc.empty:
         return pd.DataFrame(columns=cols)
     a = acc[~acc["is_group"].astype(bool)].copy()
-    a["config"] = a["config"].fillna("{}").map(_config_text)
+    texts = a["config"].fillna("{}")
+    # each config's text parsed once: a window repeats a few configs over thousands of rows
+    a["config"] = texts.map({t: _config_text(t) for t in texts.unique()})
     a["concurrency"] = a["concurrency"].astype("Float64")
     n = a["n"].astype(float)
     est = [n_from_stderr(v, s) for v, s in zip(a["value"], a["stderr"])]
