@@ -71,42 +71,40 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
     if cells_.empty:
         return pd.DataFrame(columns=cols)
     nvidia_hw = cells_[cells_["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
-    # rows as the frame's object array (the values `iterrows` gives), walked by position: a
-    # window holds hundreds of cells and a pandas row per cell cost more than the tests
-    vals = cells_.to_numpy(dtype=object)
-    col = {c: i for i, c in enumerate(cells_.columns)}
-    cell_at = [col[c] for c in CELL]
-    vendor = cells_["vendor"].to_numpy(dtype=object)
-    ref_index = {tuple(r[i] for i in cell_at) + (r[col["hardware"]],): r
-                 for r in vals[vendor == "nvidia"]}
-    value, n = cells_["value"].to_numpy(dtype=float), cells_["n"].to_numpy(dtype=float)
-    hits = np.nan_to_num(value * n, nan=0.0)
+    # each column as the frame's object array holds it (the values `iterrows` gives), read
+    # by position: a window holds hundreds of cells and a pandas row per cell cost more
+    # than the tests
+    v = dict(zip(cells_.columns, cells_.to_numpy(dtype=object).T))
+    cell_key = list(zip(*(v[c] for c in CELL)))
+    ref_index = {cell_key[j] + (v["hardware"][j],): j
+                 for j in np.flatnonzero(v["vendor"] == "nvidia")}
+    n = cells_["n"].to_numpy(dtype=float)
+    hits = np.nan_to_num(cells_["value"].to_numpy(dtype=float) * n, nan=0.0)
     n0 = np.nan_to_num(n, nan=0.0)
     rows = []
     group = [c for c in CELL if c != "concurrency"]
     for idx in cells_.groupby(group + ["hardware"], dropna=False, sort=False).indices.values():
         total_hits, total_n = hits[idx].sum(), n0[idx].sum()
         for i in idx:
-            c = vals[i]
-            if c[col["vendor"]] != "amd":
+            if v["vendor"][i] != "amd":
                 continue
-            get = lambda k: c[col[k]]  # noqa: E731
-            ref_hw = reference(get("hardware"), nvidia_hw.get(get("framework"), set()))
-            ref = ref_index.get(tuple(c[j] for j in cell_at) + (ref_hw,))
-            row = {k: get(k) for k in CELL}
-            row.update(amd_hardware=get("hardware"), nvidia_hardware=ref_hw,
-                       amd_value=get("value"), amd_lo=get("lo"), amd_hi=get("hi"),
-                       amd_n=get("n"), gate_passed=get("gate_passed"), run_at=get("run_at"),
-                       job_url=get("job_url"))
-            if ref is not None:
-                z, p = two_proportion(get("value"), get("n"), ref[col["value"]], ref[col["n"]])
-                row.update(nvidia_value=ref[col["value"]], nvidia_lo=ref[col["lo"]],
-                           nvidia_hi=ref[col["hi"]], nvidia_n=ref[col["n"]],
-                           diff=get("value") - ref[col["value"]], p_vendor=p)
-            others_n = total_n - (get("n") if get("n") == get("n") else 0)
+            hardware, value, n_i = v["hardware"][i], v["value"][i], v["n"][i]
+            ref_hw = reference(hardware, nvidia_hw.get(v["framework"][i], set()))
+            j = ref_index.get(cell_key[i] + (ref_hw,))
+            row = dict(zip(CELL, cell_key[i]))
+            row.update(amd_hardware=hardware, nvidia_hardware=ref_hw, amd_value=value,
+                       amd_lo=v["lo"][i], amd_hi=v["hi"][i], amd_n=n_i,
+                       gate_passed=v["gate_passed"][i], run_at=v["run_at"][i],
+                       job_url=v["job_url"][i])
+            if j is not None:
+                z, p = two_proportion(value, n_i, v["value"][j], v["n"][j])
+                row.update(nvidia_value=v["value"][j], nvidia_lo=v["lo"][j],
+                           nvidia_hi=v["hi"][j], nvidia_n=v["n"][j],
+                           diff=value - v["value"][j], p_vendor=p)
+            others_n = total_n - (n_i if n_i == n_i else 0)
             if len(idx) > 1 and others_n > 0:
                 others = (total_hits - hits[i]) / others_n
-                z, p = two_proportion(get("value"), get("n"), others, others_n)
+                z, p = two_proportion(value, n_i, others, others_n)
                 lo, hi = wilson(others * others_n, others_n)
                 row.update(others_value=others, others_lo=lo, others_hi=hi, p_others=p)
             rows.append(row)

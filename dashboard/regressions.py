@@ -204,16 +204,14 @@ def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,
     if history.empty:
         return pd.DataFrame(columns=COLUMNS)
     keys = CELL + ["vendor", "hardware"]
-    cell = history.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
-    size = np.bincount(cell)
-    at = np.argsort(cell, kind="stable")  # each cell's rows, in the history's order
-    ends = np.cumsum(size)
     run_at = history["run_at"].to_numpy()
     value = history["value"].to_numpy(dtype=float)
     n = history["n"].to_numpy(dtype=float)
     rows = []
-    for g in np.flatnonzero(size >= 3):  # cells in order of first appearance, as groupby
-        rows_g = at[ends[g] - size[g]:ends[g]]
+    # each cell's rows in the history's order, cells in order of first appearance
+    for rows_g in history.groupby(keys, dropna=False, sort=False).indices.values():
+        if len(rows_g) < 3:
+            continue
         rows_g = rows_g[np.argsort(run_at[rows_g], kind="quicksort")]  # as sort_values
         prev, last = rows_g[:-1], rows_g[-1]
         n_prev = np.nan_to_num(n[prev], nan=0.0)
