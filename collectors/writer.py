@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import itemgetter
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import Connection
 
@@ -190,6 +190,10 @@ class Writer:
         self.caps = capabilities()
         self._known_tests: set[int] = set()
         self._jobs: dict[tuple, int] = {}  # provenance -> job pk, for files of one job
+        # hardware and framework rows are few and never change once made: a nightly's
+        # hundred jobs name a dozen of them (each lookup is two queries)
+        self._rows: dict[tuple, int | None] = {}
+        self._named: dict[tuple, frozenset[str]] = {}  # names -> the capabilities they name
 
     def write(self, conn: Connection, result: ParseResult, prov: Provenance,
               art: ArtifactInfo) -> tuple[str, int]:
@@ -247,11 +251,32 @@ class Writer:
     def hardware_pk(self, conn: Connection, labels: list[str], runner_name: str = "",
                     explicit: list[str] | tuple = ()) -> int | None:
         """The hardware row for a runner: explicit names first, then labels, then its name."""
-        hw = self.vocab.identify_any([*explicit, *labels, runner_name])
-        if hw.vendor == "unknown" and not hw.raw_name:
-            return None
-        return store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
-                                     hw.raw_name, hw.mapped)
+        key = ("hardware", tuple(explicit), tuple(labels), runner_name)
+        if key not in self._rows:
+            hw = self.vocab.identify_any([*explicit, *labels, runner_name])
+            self._rows[key] = None if hw.vendor == "unknown" and not hw.raw_name else \
+                store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
+                                      hw.raw_name, hw.mapped)
+        return self._rows[key]
+
+    def framework_pk(self, conn: Connection, prov: Provenance) -> int:
+        """The framework row the provenance names (its name, version, image and stack)."""
+        key = ("framework", prov.framework or "other", prov.framework_version, prov.image,
+               prov.rocm_version, prov.cuda_version)
+        if key not in self._rows:
+            self._rows[key] = store.upsert_framework(conn, *key[1:])
+        return self._rows[key]
+
+    def capabilities_named(self, texts: Iterable[str | None]) -> frozenset[str]:
+        """The capabilities these suite, job or test-file names name (`from_names`, kept per
+        set of names: a nightly repeats its job and group names every night)."""
+        key = tuple(texts)
+        found = self._named.get(key)
+        if found is None:
+            if len(self._named) > 10_000:
+                self._named.clear()
+            found = self._named[key] = frozenset(self.caps.from_names(key))
+        return found
 
     def ensure_job(self, conn: Connection, prov: Provenance) -> int:
         """The job's primary key, creating its run, hardware and framework rows as needed.
@@ -263,7 +288,7 @@ class Writer:
         if len(self._jobs) > 10_000:
             self._jobs.clear()
         self._jobs[key] = pk = self._ensure_job(conn, prov)
-        tags = {n: "name" for n in self.caps.from_names([prov.suite, prov.job_name])}
+        tags = {n: "name" for n in self.capabilities_named((prov.suite, prov.job_name))}
         tags.update({n: "manifest" for n in prov.capabilities if n in self.caps.names})
         store.add_capabilities(conn, pk, tags)
         return pk
@@ -280,8 +305,7 @@ class Writer:
 
     def _ensure_job(self, conn: Connection, prov: Provenance) -> int:
         hw_pk = self.hardware_pk(conn, prov.runner_labels, prov.runner_name, prov.hardware)
-        fw_pk = store.upsert_framework(conn, prov.framework or "other", prov.framework_version,
-                                       prov.image, prov.rocm_version, prov.cuda_version)
+        fw_pk = self.framework_pk(conn, prov)
         run_pk = self.ensure_run(conn, prov)
         return store.upsert_job(
             conn, run_pk, str(prov.job_id), name=prov.job_name, suite=prov.suite,
@@ -343,7 +367,7 @@ class Writer:
                 c["total"] += s.counts.get(k, 0)
             c["duration_s"] += s.duration_s or 0.0
         store.add_summaries(conn, job_pk, counts)
-        named = self.caps.from_names(counts)  # test files such as test_disaggregation.py
+        named = self.capabilities_named(counts)  # test files such as test_disaggregation.py
         if named:
             store.add_capabilities(conn, job_pk, {n: "name" for n in named})
 
@@ -371,6 +395,7 @@ class Writer:
         """Drop the known-test and job caches (after a rolled-back transaction)."""
         self._known_tests.clear()
         self._jobs.clear()
+        self._rows.clear()
 
     def _common(self, rec, job_pk: int, art_pk: int) -> dict[str, Any]:
         cfg = rec.config
