@@ -114,7 +114,7 @@ def schema_floor(path: Path, db: Path) -> float:
 
 def start_up() -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import parity.cli, collectors.ingest"], check=True)
+    subprocess.run([sys.executable, "-c", "import parity.cli, parity.collectors.ingest"], check=True)
     return time.perf_counter() - t
 
 
