@@ -281,7 +281,8 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
     (["sglang", "vllm"], None, "2026-11-10"), ("nothing", None, None)])
 def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, since, until):
     """`tables.benchmarks` reads the rows, their jobs' fields and the config texts apart;
-    together they are exactly the rows of one read joining them, in its order."""
+    together they are exactly the rows of one read joining them, in the order they were
+    stored (SQL gives no order of its own: the plan decides it)."""
     from sqlalchemy import select
 
     from parity.dashboard import tables
@@ -292,7 +293,8 @@ def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, 
     joined = tables._of_jobs(select(*tables.BENCHMARK_COLUMNS, BenchmarkMetric.job_pk,
                                     *tables._JOB_FIELDS), BenchmarkMetric.job_pk)
     joined = tables._trusted(tables._window(tables._frameworks(joined, framework),
-                                            CiRun.created_at, when), engine)
+                                            CiRun.created_at, when), engine) \
+        .order_by(BenchmarkMetric.id)
     expected = tables._read_plain(engine, joined)
     got = tables._benchmark_rows(engine, tables.BENCHMARK_COLUMNS, framework, when)
     if framework == "nothing":
