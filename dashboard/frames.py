@@ -223,7 +223,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     out = jobs[by].iloc[job_at[keep]].reset_index(drop=True)
     out["parity_id"] = a["parity_id"][keep]
     out["parity_key"] = keys["parity_key"].array.take(key_at[keep])  # no Python strings
-    out["outcome"] = vec.names(a["code"][keep], vec.OUTCOMES)
+    out["outcome"] = outcomes.outcome_names(a["code"][keep])
     out["reruns"] = reruns
     out["message"] = pd.Series(text, dtype=object)
     out["skip_category"] = None

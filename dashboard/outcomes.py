@@ -336,6 +336,13 @@ def _named(codes: np.ndarray, outcome: np.ndarray, vocabulary: tuple, absent: in
     return table.take(np.where(np.asarray(outcome) == absent, len(vocabulary) + 1, at))
 
 
+def outcome_names(codes: np.ndarray):
+    """Outcome codes (`vectors.OUTCOMES`) as a text array, "other" past the vocabulary, as
+    `vectors.names` gives them but without a Python string per row (a history has hundreds
+    of thousands)."""
+    return _named(codes, codes, OUTCOMES, absent=-1)  # no code is absent here
+
+
 def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
                 sides: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each test of each aligned pair with both outcomes and its quadrant, from the raw

@@ -42,7 +42,9 @@ class Vector:
 
     @classmethod
     def from_bytes(cls, ids: bytes, outcomes: bytes, skips: bytes, reruns: bytes) -> "Vector":
-        return cls(np.frombuffer(ids, dtype="<i8").astype(np.int64),
+        # read-only views of the stored bytes, as the code arrays are: a copy of every id
+        # cost a history view a tenth of its read (1,000 jobs of 14,000 tests)
+        return cls(np.frombuffer(ids, dtype="<i8").astype(np.int64, copy=False),
                    np.frombuffer(outcomes, dtype=np.uint8), np.frombuffer(skips, dtype=np.uint8),
                    np.frombuffer(reruns, dtype=np.uint8))
 
