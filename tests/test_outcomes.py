@@ -575,3 +575,28 @@ def test_key_codes_number_each_combination_by_first_appearance():
     codes = outcomes.key_codes(np.array([0, 1, 0, 1, 0]), pd.Series(["z", None, "y", None, "z"]))
     assert list(codes) == [0, 1, 2, 1, 0]
     assert list(outcomes.key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
+
+
+def test_outcome_names_are_the_vocabularys_with_other_past_it():
+    """A history's outcome column: each code's name, "other" for a code past the vocabulary,
+    as the text dtype the views' other text columns have."""
+    codes = np.array([0, 1, 2, 5, 3, 4, vec.OTHER, 2, 9], np.int64)
+    got = outcomes.outcome_names(codes)
+    assert list(got) == ["error", "failed", "passed", "skipped", "xpassed", "xfailed",
+                         "other", "passed", "other"]
+    assert list(got) == list(vec.names(codes, vec.OUTCOMES))
+    assert pd.Series(got).dtype == pd.Series(["passed"]).dtype
+    assert len(outcomes.outcome_names(np.empty(0, np.int64))) == 0
+
+
+def test_vectors_read_from_bytes_are_the_stored_values_and_read_only():
+    """Read back without copying: the same ids and codes, and no caller can change the
+    stored bytes' view in place."""
+    v = vec.reduce([30, 10, 20, 10], *vec.codes(["passed", "failed", "skipped", "passed"],
+                                                [None, None, "hardware", None], [0, 1, 0, 0]))
+    back = vec.Vector.from_bytes(*v.to_bytes())
+    assert back.ids.dtype == np.int64 and back.ids.tolist() == [10, 20, 30]
+    assert back.outcomes.tolist() == v.outcomes.tolist()
+    assert back.reruns.tolist() == [1, 0, 0] and back.skips.tolist() == v.skips.tolist()
+    with pytest.raises(ValueError):
+        back.ids[0] = 1
