@@ -253,6 +253,8 @@ class Writer:
         """The hardware row for a runner: explicit names first, then labels, then its name."""
         key = ("hardware", tuple(explicit), tuple(labels), runner_name)
         if key not in self._rows:
+            if len(self._rows) > 10_000:  # a fleet names each of its runners
+                self._rows.clear()
             hw = self.vocab.identify_any([*explicit, *labels, runner_name])
             self._rows[key] = None if hw.vendor == "unknown" and not hw.raw_name else \
                 store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
