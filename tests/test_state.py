@@ -264,3 +264,43 @@ def test_a_demo_build_leaves_planner_statistics_on_postgresql(pg_engine):
             "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
             "WHERE relname = 'test_result'")).scalar()
     assert analysed
+
+
+def test_a_writer_keeps_its_hardware_and_framework_rows_and_forgets_them_after_a_rollback(
+        engine):
+    """One writer for many jobs looks each runner's hardware and each framework up once; a
+    rolled-back write took the rows it made with it, so the writer forgets what it kept and
+    the next write makes them again instead of naming rows that are not there."""
+    upgrade(engine)
+    writer = Writer(vocabulary())
+
+    def prov(job: str, label: str = "mi300_1", version: str = "0.12.0") -> Provenance:
+        return Provenance(run_id="r1", job_id=job, framework="vllm", framework_version=version,
+                          runner_labels=[label])
+
+    def art(sha: str) -> ArtifactInfo:
+        return ArtifactInfo(path=f"{sha}.xml", sha256=sha, size_bytes=0, format="junit",
+                            parser_version="t")
+
+    def jobs() -> dict:
+        with engine.connect() as conn:
+            return {j: (sku, version) for j, sku, version in conn.execute(text(
+                "SELECT j.job_id, h.sku, f.version FROM ci_job j "
+                "JOIN hardware h ON h.id = j.hardware_id "
+                "JOIN framework f ON f.id = j.framework_id"))}
+
+    with store.bulk_transaction(engine) as conn:
+        writer.write(conn, report({"a": "passed"}), prov("j1"), art("s1"))
+        writer.write(conn, report({"a": "failed"}), prov("j2"), art("s2"))
+    assert jobs() == {"j1": ("mi300x", "0.12.0"), "j2": ("mi300x", "0.12.0")}
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM hardware")).scalar() == 1
+    with pytest.raises(RuntimeError):
+        with store.bulk_transaction(engine) as conn:
+            writer.write(conn, report({"a": "passed"}), prov("j3", "mi355_1", "0.13.0"),
+                         art("s3"))
+            raise RuntimeError("killed mid-write")
+    writer.forget_cache()  # as ingest and sync do after a rolled-back file
+    with store.bulk_transaction(engine) as conn:
+        writer.write(conn, report({"a": "passed"}), prov("j3", "mi355_1", "0.13.0"), art("s3"))
+    assert jobs()["j3"] == ("mi355x", "0.13.0")
