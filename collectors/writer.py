@@ -181,6 +181,20 @@ def _group_counts(tests: list[TestRecord], groups: list[str], outcomes: list[str
     return counts
 
 
+KEPT = 10_000  # entries a writer's cache holds before it starts again
+
+
+def _kept(cache: dict, key, make):
+    """`cache[key]`, made by `make()` the first time it is asked for; past `KEPT` entries
+    the cache starts again (a long sync meets many jobs and runners)."""
+    if key in cache:
+        return cache[key]
+    if len(cache) > KEPT:
+        cache.clear()
+    cache[key] = value = make()
+    return value
+
+
 class Writer:
     """Writes parsed files for one store; holds the hardware vocabulary and id caches."""
 
@@ -251,45 +265,36 @@ class Writer:
     def hardware_pk(self, conn: Connection, labels: list[str], runner_name: str = "",
                     explicit: list[str] | tuple = ()) -> int | None:
         """The hardware row for a runner: explicit names first, then labels, then its name."""
-        key = ("hardware", tuple(explicit), tuple(labels), runner_name)
-        if key not in self._rows:
-            if len(self._rows) > 10_000:  # a fleet names each of its runners
-                self._rows.clear()
+        def make() -> int | None:
             hw = self.vocab.identify_any([*explicit, *labels, runner_name])
-            self._rows[key] = None if hw.vendor == "unknown" and not hw.raw_name else \
-                store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
-                                      hw.raw_name, hw.mapped)
-        return self._rows[key]
+            if hw.vendor == "unknown" and not hw.raw_name:
+                return None
+            return store.upsert_hardware(conn, hw.vendor, hw.sku, hw.arch, hw.gpu_count,
+                                         hw.raw_name, hw.mapped)
+        # a fleet's snapshot names each of its runners: the bound keeps that small
+        return _kept(self._rows, ("hardware", tuple(explicit), tuple(labels), runner_name),
+                     make)
 
     def framework_pk(self, conn: Connection, prov: Provenance) -> int:
         """The framework row the provenance names (its name, version, image and stack)."""
-        key = ("framework", prov.framework or "other", prov.framework_version, prov.image,
+        key = (prov.framework or "other", prov.framework_version, prov.image,
                prov.rocm_version, prov.cuda_version)
-        if key not in self._rows:
-            self._rows[key] = store.upsert_framework(conn, *key[1:])
-        return self._rows[key]
+        return _kept(self._rows, ("framework", *key), lambda: store.upsert_framework(conn, *key))
 
     def capabilities_named(self, texts: Iterable[str | None]) -> frozenset[str]:
         """The capabilities these suite, job or test-file names name (`from_names`, kept per
         set of names: a nightly repeats its job and group names every night)."""
         key = tuple(texts)
-        found = self._named.get(key)
-        if found is None:
-            if len(self._named) > 10_000:
-                self._named.clear()
-            found = self._named[key] = frozenset(self.caps.from_names(key))
-        return found
+        return _kept(self._named, key, lambda: frozenset(self.caps.from_names(key)))
 
     def ensure_job(self, conn: Connection, prov: Provenance) -> int:
         """The job's primary key, creating its run, hardware and framework rows as needed.
         The same provenance again (the next file of a job) costs no query."""
         key = tuple(tuple(v) if isinstance(v, list) else v for v in prov.__dict__.values())
-        found = self._jobs.get(key)
-        if found is not None:
-            return found
-        if len(self._jobs) > 10_000:
-            self._jobs.clear()
-        self._jobs[key] = pk = self._ensure_job(conn, prov)
+        return _kept(self._jobs, key, lambda: self._new_job(conn, prov))
+
+    def _new_job(self, conn: Connection, prov: Provenance) -> int:
+        pk = self._ensure_job(conn, prov)
         tags = {n: "name" for n in self.capabilities_named((prov.suite, prov.job_name))}
         tags.update({n: "manifest" for n in prov.capabilities if n in self.caps.names})
         store.add_capabilities(conn, pk, tags)
