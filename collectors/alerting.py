@@ -23,7 +23,7 @@ from typing import Iterable
 from sqlalchemy import Engine, select
 
 from parity.db.migrate import upgrade
-from parity.db.models import Alert
+from parity.db.models import TEST_ALERT_RULES, Alert
 
 OPEN, RESOLVED, ACKNOWLEDGED = "open", "resolved", "acknowledged"
 
@@ -51,14 +51,11 @@ def evidence_hash(evidence: str) -> str:
     return hashlib.sha256(evidence.encode()).hexdigest()
 
 
-TEST_RULES = ("amd_only_failure", "both_vendors_failing")
-
-
 def _healthy(old: dict, passes: dict[str, int] | None) -> int | None:
     """How many observations of `old` being healthy this quiet round makes: its quiet
     rounds plus this one, or for a test alert the runs its test passed in a row; None when
     this round observed nothing (the alert holds)."""
-    if old["rule"] not in TEST_RULES or passes is None:
+    if old["rule"] not in TEST_ALERT_RULES or passes is None:
         return old["quiet_rounds"] + 1
     return passes.get(old["fingerprint"]) or None
 

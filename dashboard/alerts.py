@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from parity.db.models import TEST_ALERT_RULES as TEST_RULES  # one list, shared with the collectors
+
 RULES_FILE = Path(__file__).with_name("alert_rules.toml")
 PRIORITIES = ("P1", "P2", "P3")
 COLUMNS = ["fingerprint", "rule", "priority", "framework", "hardware", "subject", "since",
@@ -142,7 +144,6 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
         ["_o", "rule", "framework", "hardware", "subject"]).drop(columns="_o").reset_index(drop=True)
 
 
-TEST_RULES = ("amd_only_failure", "both_vendors_failing")
 GROUP_LISTED = 50  # tests named in a file alert's evidence, at most
 
 

@@ -480,6 +480,11 @@ class SourceSync(Base):
     message: Mapped[str] = mapped_column(Text, default="")
 
 
+# the rules whose subject is a test (or a file of tests): they resolve after explicit passes
+# of their tests, not after quiet rounds, and tests of one file may share one alert
+TEST_ALERT_RULES = ("amd_only_failure", "both_vendors_failing")
+
+
 class Alert(Base):
     """One alert, by fingerprint (a stable hash of its rule and subject): first and last
     seen firing, its state (open, resolved, acknowledged), its evidence, how many rounds in
