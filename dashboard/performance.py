@@ -66,9 +66,15 @@ def config_labels(frame: pd.DataFrame) -> pd.Series:
     cols = [c for c in LABEL_COLUMNS if c in frame.columns]
     if frame.empty:
         return pd.Series([], index=frame.index, dtype="str")
-    keys = list(zip(*(frame[c].astype(object) for c in cols))) if cols else [()] * len(frame)
-    labels = {k: config_label(dict(zip(cols, k))) for k in set(keys)}
-    return pd.Series([labels[k] for k in keys], index=frame.index, dtype="str")
+    if not cols:
+        return pd.Series(config_label({}), index=frame.index, dtype="str")
+    # grouped, not hashed as tuples: a missing dimension is a NaN, and no two NaNs are equal
+    # in a set, which made every row with one a config of its own
+    group = frame.groupby(cols, sort=False, dropna=False).ngroup().to_numpy()
+    first = np.unique(group, return_index=True)[1]
+    rows = frame[cols].iloc[first].astype(object).to_dict("records")
+    labels = pd.array([config_label(r) for r in rows], dtype="str")
+    return pd.Series(labels.take(group), index=frame.index, dtype="str")
 
 
 def _present(v) -> bool:
