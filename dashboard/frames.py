@@ -220,14 +220,27 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         has = order[pd.notna(message[order])]  # rows with a message, worst first
         once = ~pd.Series(key[has]).duplicated().to_numpy()
         text[at[key[has[once]]]] = message[has[once]]
-    out = jobs[by].iloc[job_at[keep]].reset_index(drop=True)
+    # the texts as categories of the jobs' (or the tests') few values: taking hundreds of
+    # thousands of rows of a text column costs more than the streaks computed from them
+    rows = job_at[keep]
+    out = pd.DataFrame({c: _categories(jobs[c], rows) if c in TEXTS else
+                        jobs[c].to_numpy()[rows] for c in by})
     out["parity_id"] = a["parity_id"][keep]
-    out["parity_key"] = keys["parity_key"].array.take(key_at[keep])  # no Python strings
-    out["outcome"] = outcomes.outcome_names(a["code"][keep])
+    out["parity_key"] = _categories(keys["parity_key"], key_at[keep])
+    out["outcome"] = outcomes.outcome_categories(a["code"][keep])
     out["reruns"] = reruns
     out["message"] = pd.Series(text, dtype=object)
     out["skip_category"] = None
     return out
+
+
+TEXTS = ("framework", "vendor", "hardware", "commit")  # a history's text columns of jobs
+
+
+def _categories(column: pd.Series, at: np.ndarray) -> pd.Categorical:
+    """`column`'s values at the positions `at`, as a categorical of its distinct values."""
+    codes, values = pd.factorize(column)
+    return pd.Categorical.from_codes(codes[at], pd.Index(values, dtype=column.dtype))
 
 
 def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,

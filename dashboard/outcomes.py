@@ -336,11 +336,22 @@ def _named(codes: np.ndarray, outcome: np.ndarray, vocabulary: tuple, absent: in
     return table.take(np.where(np.asarray(outcome) == absent, len(vocabulary) + 1, at))
 
 
-def outcome_names(codes: np.ndarray):
-    """Outcome codes (`vectors.OUTCOMES`) as a text array, "other" past the vocabulary, as
-    `vectors.names` gives them but without a Python string per row (a history has hundreds
-    of thousands)."""
-    return _named(codes, codes, OUTCOMES, absent=-1)  # no code is absent here
+def outcome_categories(codes: np.ndarray) -> pd.Categorical:
+    """Outcome codes (`vectors.OUTCOMES`) as a categorical of their names, "other" past the
+    vocabulary, as `vectors.names` gives them but without a Python string per row (a
+    history has hundreds of thousands)."""
+    names = pd.Index(list(OUTCOMES) + ["other"], dtype="str")
+    return pd.Categorical.from_codes(np.minimum(np.asarray(codes, np.int64), len(OUTCOMES)),
+                                     names)
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with its categorical columns (a history's texts, `frames._history`) as plain
+    columns of their categories' type, as the views show them."""
+    for c in frame.columns:
+        if isinstance(frame[c].dtype, pd.CategoricalDtype):
+            frame[c] = frame[c].astype(frame[c].cat.categories.dtype)
+    return frame
 
 
 def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
@@ -460,7 +471,7 @@ def streaks(history: pd.DataFrame) -> pd.DataFrame:
     out["runs"] = r.sizes.astype(int)
     out["failures"] = np.add.reduceat(r.f.astype(np.int64), r.starts).astype(int)
     out["passing"] = (r.ends - np.where(last_bad >= 0, last_bad, r.starts - 1)).astype(int)
-    return out[cols]
+    return _plain(out[cols])
 
 
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
@@ -510,7 +521,7 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out["fail_hi"] = [b[1] for b in bounds]
     for c in ("runs", "failures", "rerun_passes"):
         out[c] = out[c].astype(int)
-    out = out[[c for c in cols if c != "label"]]
+    out = _plain(out[[c for c in cols if c != "label"]])
     if out.empty:
         return pd.DataFrame(columns=cols)
     # which vendors a test is flaky on, per (framework, test), counted as integers

@@ -577,16 +577,45 @@ def test_key_codes_number_each_combination_by_first_appearance():
     assert list(outcomes.key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
 
 
-def test_outcome_names_are_the_vocabularys_with_other_past_it():
+def test_outcome_categories_are_the_vocabularys_with_other_past_it():
     """A history's outcome column: each code's name, "other" for a code past the vocabulary,
-    as the text dtype the views' other text columns have."""
+    categories of the text dtype the views' other text columns have."""
     codes = np.array([0, 1, 2, 5, 3, 4, vec.OTHER, 2, 9], np.int64)
-    got = outcomes.outcome_names(codes)
+    got = outcomes.outcome_categories(codes)
     assert list(got) == ["error", "failed", "passed", "skipped", "xpassed", "xfailed",
                          "other", "passed", "other"]
     assert list(got) == list(vec.names(codes, vec.OUTCOMES))
-    assert pd.Series(got).dtype == pd.Series(["passed"]).dtype
-    assert len(outcomes.outcome_names(np.empty(0, np.int64))) == 0
+    assert got.categories.dtype == pd.Series(["passed"]).dtype
+    assert len(outcomes.outcome_categories(np.empty(0, np.int64))) == 0
+
+
+def test_streaks_and_flakiness_of_a_categorical_history_equal_those_of_a_plain_one():
+    """The history views build their history with categorical text columns; the streaks and
+    flaky tests from it are the same frames, plain text columns included, as from the same
+    history with plain columns."""
+    t0 = pd.Timestamp("2026-11-01")
+    rows = []
+    for night in range(8):
+        for hw, vendor in (("mi300x", "amd"), ("h100", "nvidia")):
+            for pid, key in ((1, "tests/a.py::test_x"), (2, "tests/b.py::test_y")):
+                bad = (pid == 1 and hw == "mi300x" and night >= 5) or (pid == 2 and night % 3 == 0)
+                rows.append(dict(framework="vllm", vendor=vendor, hardware=hw, run_pk=night,
+                                 commit=None if night == 2 else f"c{night // 2}",
+                                 run_at=t0 + pd.Timedelta(days=night), parity_id=pid,
+                                 parity_key=key, outcome="failed" if bad else "passed",
+                                 reruns=int(pid == 2 and night == 4),
+                                 message="boom" if bad else None, skip_category=None))
+    plain = pd.DataFrame(rows)
+    for c in ("framework", "vendor", "hardware", "commit", "parity_key"):
+        plain[c] = plain[c].astype("str")
+    categorical = plain.copy()
+    for c in ("framework", "vendor", "hardware", "commit", "parity_key", "outcome"):
+        categorical[c] = pd.Categorical(plain[c])
+    for reduce in (outcomes.streaks, outcomes.flakiness):
+        want, got = reduce(plain), reduce(categorical)
+        assert not want.empty
+        pd.testing.assert_frame_equal(got, want)
+        assert not any(isinstance(t, pd.CategoricalDtype) for t in got.dtypes)
 
 
 def test_vectors_read_from_bytes_are_the_stored_values_and_read_only():
