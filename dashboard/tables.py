@@ -25,10 +25,12 @@ from parity.db import vectors as vec
 from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
     NOTABLE,
+    SERIES_DIMENSIONS,
     AccuracyMetric,
     Alert,
     Artifact,
     BenchmarkMetric,
+    BenchmarkSeries,
     CiJob,
     CiRun,
     Framework,
@@ -140,6 +142,12 @@ def _read_plain(engine: Engine, stmt) -> pd.DataFrame:
     """Like `_read` for statements whose columns are plain numbers and text (no dates or
     booleans to convert): rows straight from the driver's cursor, several times faster than
     SQLAlchemy's per-row result processing on the large result reads."""
+    columns, rows = _fetch(engine, stmt)
+    return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def _fetch(engine: Engine, stmt) -> tuple[list[str], list[tuple]]:
+    """`stmt`'s column names and rows as the driver's cursor gives them (`_read_plain`)."""
     with engine.connect() as conn:
         compiled = stmt.compile(dialect=conn.dialect,
                                 compile_kwargs={"render_postcompile": True})
@@ -149,8 +157,7 @@ def _read_plain(engine: Engine, stmt) -> pd.DataFrame:
         cursor = conn.connection.dbapi_connection.cursor()
         try:
             cursor.execute(str(compiled), params)
-            columns = [d[0] for d in cursor.description]
-            return pd.DataFrame.from_records(cursor.fetchall(), columns=columns)
+            return [d[0] for d in cursor.description], cursor.fetchall()
         finally:
             cursor.close()
 
@@ -640,32 +647,56 @@ BENCHMARK_COLUMNS = [_b.artifact_pk, _b.record_no, _b.benchmark, _b.model, _b.me
 
 def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     """The benchmark rows of the window with their job's fields, as one joined read gives
-    them, from three reads: the rows without their config text, each job's fields once, and
-    each config's text once (a config's key is a hash of its text). A window of a long
-    history holds tens of thousands of rows but a few thousand jobs and a dozen configs; the
-    repeated texts were most of the read."""
-    m = BenchmarkMetric
-    own = [c for c in columns if c.key != "config"]
+    them, from four reads: the rows' numbers with their series, each series' dimensions
+    once (`benchmark_series`), each job's fields once, and each config's text once (a
+    config's key is a hash of its text). A window of a long history holds tens of thousands
+    of rows but a few thousand jobs and a few dozen series; the repeated texts were most of
+    the read. A row stored without a series (none are, since 0014) has its own dimensions
+    read."""
+    m, series = BenchmarkMetric, BenchmarkSeries
+    _require(engine, series)
+    dimensions = set(SERIES_DIMENSIONS)
+    own = [c for c in columns if c.key != "config" and c.key not in dimensions]
     # the rows of the window's jobs, found through the runs' time index and the rows' job
     # index: joined the other way, SQLite scans every benchmark row of the history
     window_jobs = _runs_in(_of_jobs(select(CiJob.id)), engine, framework, when)
-    rows = _read_plain(engine, select(*own, m.id.label("_id"), m.job_pk)
+    rows = _read_plain(engine, select(*own, m.id.label("_id"), m.job_pk, m.series_pk)
                        .where(m.job_pk.in_(window_jobs.scalar_subquery())))
     if rows.empty:
         return rows
     rows = rows.sort_values("_id", kind="stable", ignore_index=True)  # as stored
+    # each row's dimensions: its series' (by id), or its own (by minus its id)
+    pointer = rows["series_pk"].to_numpy(dtype=float)
+    pointer = np.where(np.isnan(pointer), -rows["_id"].to_numpy(dtype=float), pointer) \
+        .astype(np.int64)
+    found: list[tuple] = []
+    for table, key, by, ids in (
+            (series, series.id, series.id, np.unique(pointer[pointer > 0]).tolist()),
+            (m, -m.id, m.id, np.unique(-pointer[pointer < 0]).tolist())):
+        read = select(key.label("_key"), *(getattr(table, c) for c in SERIES_DIMENSIONS))
+        for i in range(0, len(ids), CHUNK):
+            found += _fetch(engine, read.where(by.in_(ids[i:i + CHUNK])))[1]
+    # one frame of all of them, so each column's type is inferred over their values as a
+    # read of the rows themselves infers it
+    table = pd.DataFrame.from_records(found, columns=["_key", *SERIES_DIMENSIONS])
+    at = pd.Index(table["_key"]).get_indexer(pointer)
+    config_keys = table["config_key"].to_numpy(dtype=object)[at]
     job_pks = sorted({int(j) for j in rows["job_pk"]})
     jobs = pd.concat([_read_plain(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS))
                                   .where(CiJob.id.in_(job_pks[i:i + CHUNK])))
                       for i in range(0, len(job_pks), CHUNK)], ignore_index=True)
-    keys = rows["config_key"].to_numpy(dtype=object)
-    first = rows["_id"].to_numpy()[np.unique(keys, return_index=True)[1]]
+    first = rows["_id"].to_numpy()[np.unique(config_keys, return_index=True)[1]]
     config = _read_plain(engine, select(m.config_key, m.config).where(
         m.id.in_([int(i) for i in first])))
     out = {}
     for c in columns:
-        out[c.key] = rows[c.key] if c.key != "config" else config["config"].array.take(
-            pd.Index(config["config_key"]).get_indexer(rows["config_key"]))
+        if c.key == "config":
+            out[c.key] = config["config"].array.take(
+                pd.Index(config["config_key"]).get_indexer(config_keys))
+        elif c.key in dimensions:
+            out[c.key] = table[c.key].array.take(at)
+        else:
+            out[c.key] = rows[c.key]
     out["job_pk"] = rows["job_pk"]
     at = pd.Index(jobs["_job"]).get_indexer(rows["job_pk"])
     for c in _JOB_FIELDS:

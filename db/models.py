@@ -275,9 +275,45 @@ class JobSummary(_Counts, Base):
     )
 
 
+# the columns a benchmark row is matched and labelled on, which its series holds once
+SERIES_DIMENSIONS = ("benchmark", "model", "metric", "statistic", "unit", "direction",
+                     "config_key", "precision", "tp", "ep", "dp", "pp", "isl", "osl",
+                     "concurrency", "request_rate", "batch_size")
+
+
+class BenchmarkSeries(Base):
+    """One distinct combination of a benchmark row's dimensions (`SERIES_DIMENSIONS`), by
+    `key`, a hash of their values (`db.store.series_key`). Every row names its series
+    (`benchmark_metric.series_pk`), so a read of a window's tens of thousands of rows
+    carries numbers only and the few dozen series' texts once."""
+
+    __tablename__ = "benchmark_series"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(40), unique=True)
+    benchmark: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(String(300), default="")
+    metric: Mapped[str] = mapped_column(String(200))
+    statistic: Mapped[str] = mapped_column(String(16), default="")
+    unit: Mapped[str] = mapped_column(String(16), default="")
+    direction: Mapped[str] = mapped_column(String(8), default="none")
+    config_key: Mapped[str] = mapped_column(String(16), default="")
+    precision: Mapped[str] = mapped_column(String(32), default="")
+    tp: Mapped[int | None] = mapped_column(Integer)
+    ep: Mapped[int | None] = mapped_column(Integer)
+    dp: Mapped[int | None] = mapped_column(Integer)
+    pp: Mapped[int | None] = mapped_column(Integer)
+    isl: Mapped[int | None] = mapped_column(Integer)
+    osl: Mapped[int | None] = mapped_column(Integer)
+    concurrency: Mapped[int | None] = mapped_column(Integer)
+    request_rate: Mapped[float | None] = mapped_column(Float)
+    batch_size: Mapped[int | None] = mapped_column(Integer)
+
+
 class BenchmarkMetric(Base):
     """One performance metric value with the configuration it was measured at.
-    `config` holds every dimension as JSON; the common ones are columns for matching."""
+    `config` holds every dimension as JSON; the common ones are columns for matching, and
+    `series_pk` names the row's series (the same columns, stored once)."""
 
     __tablename__ = "benchmark_metric"
     __table_args__ = (
@@ -311,6 +347,7 @@ class BenchmarkMetric(Base):
     concurrency: Mapped[int | None] = mapped_column(Integer)
     request_rate: Mapped[float | None] = mapped_column(Float)
     batch_size: Mapped[int | None] = mapped_column(Integer)
+    series_pk: Mapped[int | None] = mapped_column(Integer)  # benchmark_series.id
 
 
 class AccuracyMetric(Base):

@@ -7,6 +7,7 @@ object per test result would cost several times the parse itself.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -18,7 +19,9 @@ from parity.db import partitions
 from parity.db.models import (
     AccuracyMetric,
     Artifact,
+    SERIES_DIMENSIONS,
     BenchmarkMetric,
+    BenchmarkSeries,
     CiArtifact,
     CiJob,
     CiRun,
@@ -297,9 +300,38 @@ def sum_summaries(conn: Connection) -> None:
         .group_by(TestSummary.job_pk)))
 
 
+def series_key(dimensions: Sequence) -> str:
+    """The key of a benchmark series: a hash of its `SERIES_DIMENSIONS` values in order."""
+    return hashlib.sha1(json.dumps(list(dimensions), default=str).encode()).hexdigest()
+
+
+def series_pks(conn: Connection, dimensions: Iterable[tuple]) -> dict[tuple, int]:
+    """Each distinct tuple of `SERIES_DIMENSIONS` values -> its series' id, making the
+    series that are new (concurrent writers making the same one agree on it)."""
+    wanted = {series_key(d): d for d in set(dimensions)}
+    t = BenchmarkSeries.__table__
+    found = dict(conn.execute(select(t.c.key, t.c.id).where(t.c.key.in_(list(wanted)))).all())
+    new = [dict(zip(SERIES_DIMENSIONS, d), key=k) for k, d in wanted.items() if k not in found]
+    if new:
+        conn.execute(_insert(conn, t).on_conflict_do_nothing(index_elements=["key"]), new)
+        found.update(conn.execute(select(t.c.key, t.c.id).where(
+            t.c.key.in_([r["key"] for r in new]))).all())
+    return {d: found[k] for k, d in wanted.items()}
+
+
+_DIMENSION_DEFAULTS = {c.name: c.default.arg for c in BenchmarkMetric.__table__.columns
+                       if c.name in SERIES_DIMENSIONS and c.default is not None}
+
+
 def add_benchmarks(conn: Connection, rows: Iterable[dict]) -> int:
+    """Store benchmark rows (a row already stored is kept), each naming its series."""
     rows = list(rows)
     if rows:
+        # a dimension a row leaves out is stored as the column's default: so is its series'
+        defaults = _DIMENSION_DEFAULTS
+        dims = [tuple(r.get(c, defaults.get(c)) for c in SERIES_DIMENSIONS) for r in rows]
+        pks = series_pks(conn, dims)
+        rows = [{**r, "series_pk": pks[d]} for r, d in zip(rows, dims)]
         conn.execute(_insert(conn, BenchmarkMetric.__table__).on_conflict_do_nothing(), rows)
     return len(rows)
 

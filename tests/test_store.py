@@ -6,6 +6,7 @@ import zipfile
 from datetime import date, datetime
 
 import pandas as pd
+import pytest
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -423,3 +424,64 @@ def test_hardware_vocabulary_covers_demo_labels():
     for labels in demo.LABELS.values():
         for label in labels.values():
             assert v.identify(label).mapped, label
+
+
+def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(engine):
+    """Every benchmark row names a series whose dimensions are the row's own. A 0013 store
+    with benchmark rows upgrades in place to the same series (missing dimensions equal
+    missing ones); the window's benchmark frame is the same read through the series, read
+    from rows stored without one, and after the upgrade. Writing the same rows again makes
+    no second series."""
+    from alembic import command
+
+    from parity.dashboard import frames, tables
+    from parity.db.migrate import alembic_config
+
+    sizes = demo.plan(3, results=3_000)
+    demo.build(engine, days=3, end=date(2026, 11, 27), sizes=sizes)
+    with engine.begin() as conn:  # a dimension missing, as a file that does not give it
+        conn.execute(text("UPDATE benchmark_metric SET tp = NULL, request_rate = NULL "
+                          "WHERE concurrency = 16"))
+        conn.execute(text("UPDATE benchmark_metric SET series_pk = NULL WHERE concurrency = 16"))
+    dims = ", ".join(m.SERIES_DIMENSIONS)
+    same = " AND ".join(f"s.{c} IS NOT DISTINCT FROM b.{c}" if engine.dialect.name != "sqlite"
+                        else f"s.{c} IS b.{c}" for c in m.SERIES_DIMENSIONS)
+
+    def read() -> pd.DataFrame:
+        return tables.benchmarks(engine).sort_values(["job_pk", "record_no", "metric"]) \
+            .reset_index(drop=True)
+
+    def series() -> tuple[int, int, int]:
+        with engine.connect() as conn:
+            return conn.execute(text(
+                f"SELECT COUNT(*), COUNT(b.series_pk), COUNT(s.id) FROM benchmark_metric b "
+                f"LEFT JOIN benchmark_series s ON s.id = b.series_pk AND {same}")).one()
+
+    rows, named, matched = series()
+    assert rows > 0 and named == matched < rows  # the rows set apart have no series now
+    without = read()
+    command.downgrade(alembic_config(engine), "0013")
+    assert "series_pk" not in {c["name"] for c in inspect(engine).get_columns("benchmark_metric")}
+    with pytest.raises(RuntimeError, match="older schema: run `parity db upgrade`"):
+        frames.performance_summary(engine)
+    upgrade(engine)
+    assert series() == (rows, rows, rows)
+    with engine.connect() as conn:
+        kept = conn.execute(text("SELECT COUNT(*) FROM benchmark_series")).scalar()
+    after = read()
+    pd.testing.assert_frame_equal(after, without)
+
+    def distinct_and_kept() -> tuple[int, int]:
+        with engine.connect() as conn:
+            return (conn.execute(text(f"SELECT COUNT(*) FROM (SELECT DISTINCT {dims} "
+                                      "FROM benchmark_metric) d")).scalar(),
+                    conn.execute(text("SELECT COUNT(*) FROM benchmark_series")).scalar())
+
+    assert distinct_and_kept() == (kept, kept)
+    demo.build(engine, days=4, end=date(2026, 11, 28), sizes=sizes)  # a new night
+    grown = distinct_and_kept()
+    assert grown[0] == grown[1] > kept  # its rows with tp again made the series they need
+    demo.build(engine, days=4, end=date(2026, 11, 28), sizes=sizes)  # the same again
+    assert distinct_and_kept() == grown
+    total = series()
+    assert total[0] == total[1] == total[2] > rows
