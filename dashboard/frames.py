@@ -581,9 +581,11 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
         since = when.start
     kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week,
               pairs=pairs)
+    # the findings look furthest back (their test lookback): read first, the pass rate's
+    # jobs are cut from their jobs (`tables.one_read`) instead of read again
+    found = regressions(store, **kw) if findings is None else findings
     by_suite = pass_rate_parity(store, **kw)
     jobs = _in(_jobs(store, framework, None, when), when)
-    found = regressions(store, **kw) if findings is None else findings
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
                                   accuracy_parity(store, **kw), found)
     if not out.empty:
