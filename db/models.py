@@ -288,6 +288,9 @@ class BenchmarkSeries(Base):
     carries numbers only and the few dozen series' texts once."""
 
     __tablename__ = "benchmark_series"
+    # the rows' series found by their matching texts (0014 fills the rows stored before it)
+    __table_args__ = (Index("ix_benchmark_series_dims", "benchmark", "model", "metric",
+                            "config_key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(40), unique=True)

@@ -39,6 +39,8 @@ def upgrade() -> None:
         *_dimensions(),
         sa.UniqueConstraint('key'),
     )
+    op.create_index('ix_benchmark_series_dims', 'benchmark_series',
+                    ['benchmark', 'model', 'metric', 'config_key'])
     op.add_column('benchmark_metric', sa.Column('series_pk', sa.Integer(), nullable=True))
     conn = op.get_bind()
     metric = sa.table('benchmark_metric', sa.column('series_pk'),
@@ -49,14 +51,20 @@ def upgrade() -> None:
     rows = {series_key(tuple(d)): dict(zip(SERIES_DIMENSIONS, d)) for d in found}
     if rows:
         conn.execute(series.insert(), [dict(r, key=k) for k, r in rows.items()])
-    # each row's series: the one whose every dimension equals the row's (missing equals
-    # missing)
-    same = sa.and_(*(series.c[c].is_not_distinct_from(metric.c[c]) for c in SERIES_DIMENSIONS))
+    # each row's series: the one whose every dimension equals the row's (a missing number
+    # equals a missing one; the texts are never missing, and are matched through the
+    # series' index, so each row is one index look-up however many series there are)
+    texts = {'benchmark', 'model', 'metric', 'statistic', 'unit', 'direction', 'config_key',
+             'precision'}
+    same = sa.and_(*(series.c[c] == metric.c[c] if c in texts
+                     else series.c[c].is_not_distinct_from(metric.c[c])
+                     for c in SERIES_DIMENSIONS))
     conn.execute(metric.update().values(series_pk=sa.select(sa.func.min(series.c.id))
                                         .where(same).scalar_subquery()))
 
 
 def downgrade() -> None:
+    op.drop_index('ix_benchmark_series_dims', table_name='benchmark_series')
     with op.batch_alter_table('benchmark_metric') as batch:
         batch.drop_column('series_pk')
     op.drop_table('benchmark_series')
