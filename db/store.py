@@ -319,6 +319,22 @@ def series_pks(conn: Connection, dimensions: Iterable[tuple]) -> dict[tuple, int
     return {d: found[k] for k, d in wanted.items()}
 
 
+def name_series(conn: Connection) -> int:
+    """Name every benchmark row's series again from its own dimensions, making the series
+    that are missing (`parity db rebuild-state`); the number of rows. A row matches the
+    series whose every dimension equals its own (a missing number equals a missing one; the
+    texts, never missing, are found through the series' index)."""
+    m, t = BenchmarkMetric.__table__, BenchmarkSeries.__table__
+    found = conn.execute(select(*(m.c[c] for c in SERIES_DIMENSIONS)).distinct()).all()
+    series_pks(conn, [tuple(d) for d in found])
+    numbers = {"tp", "ep", "dp", "pp", "isl", "osl", "concurrency", "request_rate",
+               "batch_size"}
+    same = and_(*(t.c[c].is_not_distinct_from(m.c[c]) if c in numbers else t.c[c] == m.c[c]
+                  for c in SERIES_DIMENSIONS))
+    return conn.execute(update(m).values(
+        series_pk=select(func.min(t.c.id)).where(same).scalar_subquery())).rowcount
+
+
 _DIMENSION_DEFAULTS = {c.name: c.default.arg for c in BenchmarkMetric.__table__.columns
                        if c.name in SERIES_DIMENSIONS and c.default is not None}
 

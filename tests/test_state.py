@@ -100,14 +100,28 @@ def test_rebuild_state_command(tmp_path, capsys):
     from parity.db.engine import make_engine
 
     engine = make_engine(db)
+    series = text("SELECT b.id, s.key FROM benchmark_metric b "
+                  "JOIN benchmark_series s ON s.id = b.series_pk ORDER BY b.id")
+    with engine.connect() as conn:
+        named = conn.execute(series).all()
     with engine.begin() as conn:  # totals out of step with the groups: derived again
         conn.execute(text("UPDATE job_summary SET total = 0, failed = failed + 1"))
         conn.execute(text("DELETE FROM job_summary WHERE job_pk = (SELECT MIN(job_pk) "
                           "FROM job_summary)"))
+        # benchmark rows that lost their series or name another one, and a series gone
+        conn.execute(text("UPDATE benchmark_metric SET series_pk = NULL WHERE id % 3 = 0"))
+        conn.execute(text("UPDATE benchmark_metric SET series_pk = (SELECT MAX(id) FROM "
+                          "benchmark_series) WHERE id % 3 = 1"))
+        conn.execute(text("DELETE FROM benchmark_series WHERE id = (SELECT MIN(id) "
+                          "FROM benchmark_series)"))
     assert main(["--db", db, "db", "rebuild-state"]) == 0
-    assert "rebuilt the outcome vectors of" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "rebuilt the outcome vectors of" in out
+    assert f"and the series of {len(named):,} benchmark rows" in out
     kept, summed = totals(engine)
     assert kept and kept == summed
+    with engine.connect() as conn:  # the same series as ingest named (by key)
+        assert len(named) > 100 and conn.execute(series).all() == named
 
 
 @pytest.mark.parametrize("revision", ["0006", "0011"])  # before the vectors, the job totals

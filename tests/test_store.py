@@ -435,6 +435,7 @@ def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(e
     from alembic import command
 
     from parity.dashboard import frames, tables
+    from parity.db import store
     from parity.db.migrate import alembic_config
 
     sizes = demo.plan(3, results=3_000)
@@ -485,3 +486,7 @@ def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(e
     assert distinct_and_kept() == grown
     total = series()
     assert total[0] == total[1] == total[2] > rows
+    with engine.begin() as conn:  # lost series are named again (`parity db rebuild-state`)
+        conn.execute(text("UPDATE benchmark_metric SET series_pk = NULL WHERE id % 2 = 0"))
+        assert store.name_series(conn) == total[0]
+    assert series() == total and distinct_and_kept() == grown

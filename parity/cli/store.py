@@ -68,9 +68,10 @@ def cmd_db_rebuild_state(args) -> int:
     jobs = state.rebuild(eng, echo=print)
     with eng.begin() as conn:
         store.sum_summaries(conn)
+        rows = store.name_series(conn)
     store.analyze(eng)
-    print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results, and every "
-          "job's totals from its group counts")
+    print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results, every "
+          f"job's totals from its group counts, and the series of {rows:,} benchmark rows")
     return 0
 
 
@@ -134,7 +135,8 @@ def add(sub) -> None:
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
     dbsub.add_parser("upgrade", help="run migrations").set_defaults(func=cmd_db_upgrade)
     dbsub.add_parser("rebuild-state", help="derive the state kept with the results (per-job "
-                     "outcome vectors, job totals) again from the raw rows").set_defaults(
+                     "outcome vectors, job totals, benchmark rows' series) again from the "
+                     "raw rows").set_defaults(
         func=cmd_db_rebuild_state)
     prune = dbsub.add_parser("prune", help="drop the plain passed results of old runs; their "
                              "outcome vectors keep what every view shows")
