@@ -25,6 +25,8 @@ DERIVE_CHUNK = 40  # jobs per read of raw rows when deriving vectors (a few hund
 def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
     """The vectors of these jobs (a job without tests has none)."""
     wanted = sorted({int(j) for j in job_pks})
+    if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
+        return _read_binary(conn, wanted)
     out: dict[int, Vector] = {}
     t = JobOutcome
     for i in range(0, len(wanted), CHUNK):
@@ -32,6 +34,23 @@ def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
                             .where(t.job_pk.in_(wanted[i:i + CHUNK])))
         for job_pk, *arrays in rows:
             out[job_pk] = Vector.from_bytes(*arrays)
+    return out
+
+
+def _read_binary(conn: Connection, wanted: list[int]) -> dict[int, Vector]:
+    """`read` on PostgreSQL through psycopg's binary results, in the caller's transaction:
+    the arrays arrive as their bytes rather than as hex text to decode, which was most of a
+    history view's read there (1,000 vectors on the 50M store: 0.3-0.4 s -> 0.1 s)."""
+    out: dict[int, Vector] = {}
+    cursor = conn.connection.dbapi_connection.cursor(binary=True)
+    try:
+        for i in range(0, len(wanted), CHUNK):
+            cursor.execute("SELECT job_pk, test_ids, outcomes, skips, reruns FROM job_outcome "
+                           "WHERE job_pk = ANY(%s)", (wanted[i:i + CHUNK],))
+            for job_pk, *arrays in cursor:
+                out[int(job_pk)] = Vector.from_bytes(*arrays)
+    finally:
+        cursor.close()
     return out
 
 
