@@ -318,3 +318,20 @@ def test_a_writer_keeps_its_hardware_and_framework_rows_and_forgets_them_after_a
     with store.bulk_transaction(engine) as conn:
         writer.write(conn, report({"a": "passed"}), prov("j3", "mi355_1", "0.13.0"), art("s3"))
     assert jobs()["j3"] == ("mi355x", "0.13.0")
+
+
+def test_aliases_are_the_vendor_named_tests_and_leave_the_planner_as_it_was(engine):
+    """The tests whose parity key differs from their key, read through the partial index
+    (on PostgreSQL the planner is told to for that read only): the same map as a plain
+    query, and the caller's transaction keeps its planner settings."""
+    demo.build(engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=4_000))
+    with engine.connect() as conn:
+        plain = dict(conn.execute(text("SELECT id, parity_id FROM test_case "
+                                       "WHERE parity_id <> id")).all())
+        found = state.aliases(conn)
+        if engine.dialect.name == "postgresql":
+            assert conn.exec_driver_sql("SHOW enable_seqscan").scalar() == "on"
+            conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
+            state.aliases(conn)
+            assert conn.exec_driver_sql("SHOW enable_seqscan").scalar() == "off"
+    assert plain and found == plain
