@@ -281,19 +281,10 @@ SERIES_DIMENSIONS = ("benchmark", "model", "metric", "statistic", "unit", "direc
                      "concurrency", "request_rate", "batch_size")
 
 
-class BenchmarkSeries(Base):
-    """One distinct combination of a benchmark row's dimensions (`SERIES_DIMENSIONS`), by
-    `key`, a hash of their values (`db.store.series_key`). Every row names its series
-    (`benchmark_metric.series_pk`), so a read of a window's tens of thousands of rows
-    carries numbers only and the few dozen series' texts once."""
+class _SeriesDimensions:
+    """The `SERIES_DIMENSIONS` columns: a benchmark row's and its series' (`direction` is
+    higher, lower or none)."""
 
-    __tablename__ = "benchmark_series"
-    # the rows' series found by their matching texts (0014 fills the rows stored before it)
-    __table_args__ = (Index("ix_benchmark_series_dims", "benchmark", "model", "metric",
-                            "config_key"),)
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    key: Mapped[str] = mapped_column(String(40), unique=True)
     benchmark: Mapped[str] = mapped_column(String(200))
     model: Mapped[str] = mapped_column(String(300), default="")
     metric: Mapped[str] = mapped_column(String(200))
@@ -313,7 +304,22 @@ class BenchmarkSeries(Base):
     batch_size: Mapped[int | None] = mapped_column(Integer)
 
 
-class BenchmarkMetric(Base):
+class BenchmarkSeries(_SeriesDimensions, Base):
+    """One distinct combination of a benchmark row's dimensions (`SERIES_DIMENSIONS`), by
+    `key`, a hash of their values (`db.store.series_key`). Every row names its series
+    (`benchmark_metric.series_pk`), so a read of a window's tens of thousands of rows
+    carries numbers only and the few dozen series' texts once."""
+
+    __tablename__ = "benchmark_series"
+    # the rows' series found by their matching texts (0014 fills the rows stored before it)
+    __table_args__ = (Index("ix_benchmark_series_dims", "benchmark", "model", "metric",
+                            "config_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(40), unique=True)
+
+
+class BenchmarkMetric(_SeriesDimensions, Base):
     """One performance metric value with the configuration it was measured at.
     `config` holds every dimension as JSON; the common ones are columns for matching, and
     `series_pk` names the row's series (the same columns, stored once)."""
@@ -329,27 +335,10 @@ class BenchmarkMetric(Base):
     job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"))
     artifact_pk: Mapped[int] = mapped_column(ForeignKey("artifact.id", ondelete="CASCADE"))
     record_no: Mapped[int] = mapped_column(Integer, default=0)
-    benchmark: Mapped[str] = mapped_column(String(200))
-    model: Mapped[str] = mapped_column(String(300), default="")
-    metric: Mapped[str] = mapped_column(String(200))
-    statistic: Mapped[str] = mapped_column(String(16), default="")
-    unit: Mapped[str] = mapped_column(String(16), default="")
-    direction: Mapped[str] = mapped_column(String(8), default="none")  # higher lower none
     value: Mapped[float | None] = mapped_column(Float)
     samples: Mapped[str | None] = mapped_column(Text)  # JSON list when several repetitions
     status: Mapped[str | None] = mapped_column(String(64))  # non-numeric results
     config: Mapped[str] = mapped_column(Text, default="{}")
-    config_key: Mapped[str] = mapped_column(String(16), default="")
-    precision: Mapped[str] = mapped_column(String(32), default="")
-    tp: Mapped[int | None] = mapped_column(Integer)
-    ep: Mapped[int | None] = mapped_column(Integer)
-    dp: Mapped[int | None] = mapped_column(Integer)
-    pp: Mapped[int | None] = mapped_column(Integer)
-    isl: Mapped[int | None] = mapped_column(Integer)
-    osl: Mapped[int | None] = mapped_column(Integer)
-    concurrency: Mapped[int | None] = mapped_column(Integer)
-    request_rate: Mapped[float | None] = mapped_column(Float)
-    batch_size: Mapped[int | None] = mapped_column(Integer)
     series_pk: Mapped[int | None] = mapped_column(Integer)  # benchmark_series.id
 
 
