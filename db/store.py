@@ -300,6 +300,9 @@ def sum_summaries(conn: Connection) -> None:
         .group_by(TestSummary.job_pk)))
 
 
+SERIES_CHUNK = 900  # series keys per IN list, well under every backend's parameter limit
+
+
 def series_key(dimensions: Sequence) -> str:
     """The key of a benchmark series: a hash of its `SERIES_DIMENSIONS` values in order."""
     return hashlib.sha1(json.dumps(list(dimensions), default=str).encode()).hexdigest()
@@ -310,12 +313,16 @@ def series_pks(conn: Connection, dimensions: Iterable[tuple]) -> dict[tuple, int
     series that are new (concurrent writers making the same one agree on it)."""
     wanted = {series_key(d): d for d in set(dimensions)}
     t = BenchmarkSeries.__table__
-    found = dict(conn.execute(select(t.c.key, t.c.id).where(t.c.key.in_(list(wanted)))).all())
+
+    def ids(keys: list[str]) -> dict[str, int]:  # in parts: a store may hold many series
+        return {k: i for part in range(0, len(keys), SERIES_CHUNK) for k, i in conn.execute(
+            select(t.c.key, t.c.id).where(t.c.key.in_(keys[part:part + SERIES_CHUNK])))}
+
+    found = ids(list(wanted))
     new = [dict(zip(SERIES_DIMENSIONS, d), key=k) for k, d in wanted.items() if k not in found]
     if new:
         conn.execute(_insert(conn, t).on_conflict_do_nothing(index_elements=["key"]), new)
-        found.update(conn.execute(select(t.c.key, t.c.id).where(
-            t.c.key.in_([r["key"] for r in new]))).all())
+        found.update(ids([r["key"] for r in new]))
     return {d: found[k] for k, d in wanted.items()}
 
 
@@ -327,9 +334,7 @@ def name_series(conn: Connection) -> int:
     m, t = BenchmarkMetric.__table__, BenchmarkSeries.__table__
     found = conn.execute(select(*(m.c[c] for c in SERIES_DIMENSIONS)).distinct()).all()
     series_pks(conn, [tuple(d) for d in found])
-    numbers = {"tp", "ep", "dp", "pp", "isl", "osl", "concurrency", "request_rate",
-               "batch_size"}
-    same = and_(*(t.c[c].is_not_distinct_from(m.c[c]) if c in numbers else t.c[c] == m.c[c]
+    same = and_(*(t.c[c].is_not_distinct_from(m.c[c]) if m.c[c].nullable else t.c[c] == m.c[c]
                   for c in SERIES_DIMENSIONS))
     return conn.execute(update(m).values(
         series_pk=select(func.min(t.c.id)).where(same).scalar_subquery())).rowcount

@@ -490,3 +490,20 @@ def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(e
         conn.execute(text("UPDATE benchmark_metric SET series_pk = NULL WHERE id % 2 = 0"))
         assert store.name_series(conn) == total[0]
     assert series() == total and distinct_and_kept() == grown
+
+
+def test_series_of_more_dimensions_than_one_in_list_holds_are_made_once(engine):
+    """More distinct series than one IN list of keys takes: each is made once, and asking
+    again names the same ones."""
+    from parity.db import store
+
+    upgrade(engine)
+    dims = [("serving", "m", "total_token_throughput", "", "tok/s", "higher", f"k{i}", "fp8",
+             8, None, None, None, 1024, 1024, i, None, None)
+            for i in range(store.SERIES_CHUNK * 2 + 5)]
+    with engine.begin() as conn:
+        first = store.series_pks(conn, dims)
+    with engine.begin() as conn:
+        again = store.series_pks(conn, dims + dims[:3])
+        kept = conn.execute(text("SELECT COUNT(*) FROM benchmark_series")).scalar()
+    assert len(set(first.values())) == len(dims) == kept and again == first

@@ -3,7 +3,7 @@
 A window of a long history holds tens of thousands of benchmark rows but a few dozen
 series; reading every row's dimension texts was most of the views' benchmark reads. Each
 row now names its series (`benchmark_metric.series_pk`); this revision makes the series of
-the rows already stored and fills the column.
+the rows already stored and fills the column (`db.store.name_series`).
 
 Revision ID: 0014
 Revises: 0013
@@ -12,8 +12,7 @@ Create Date: 2026-12-02
 from alembic import op
 import sqlalchemy as sa
 
-from parity.db.models import SERIES_DIMENSIONS
-from parity.db.store import series_key
+from parity.db import store
 
 revision = '0014'
 down_revision = '0013'
@@ -42,25 +41,8 @@ def upgrade() -> None:
     op.create_index('ix_benchmark_series_dims', 'benchmark_series',
                     ['benchmark', 'model', 'metric', 'config_key'])
     op.add_column('benchmark_metric', sa.Column('series_pk', sa.Integer(), nullable=True))
-    conn = op.get_bind()
-    metric = sa.table('benchmark_metric', sa.column('series_pk'),
-                      *(sa.column(c) for c in SERIES_DIMENSIONS))
-    series = sa.table('benchmark_series', sa.column('id'), sa.column('key'),
-                      *(sa.column(c) for c in SERIES_DIMENSIONS))
-    found = conn.execute(sa.select(*(metric.c[c] for c in SERIES_DIMENSIONS)).distinct()).all()
-    rows = {series_key(tuple(d)): dict(zip(SERIES_DIMENSIONS, d)) for d in found}
-    if rows:
-        conn.execute(series.insert(), [dict(r, key=k) for k, r in rows.items()])
-    # each row's series: the one whose every dimension equals the row's (a missing number
-    # equals a missing one; the texts are never missing, and are matched through the
-    # series' index, so each row is one index look-up however many series there are)
-    texts = {'benchmark', 'model', 'metric', 'statistic', 'unit', 'direction', 'config_key',
-             'precision'}
-    same = sa.and_(*(series.c[c] == metric.c[c] if c in texts
-                     else series.c[c].is_not_distinct_from(metric.c[c])
-                     for c in SERIES_DIMENSIONS))
-    conn.execute(metric.update().values(series_pk=sa.select(sa.func.min(series.c.id))
-                                        .where(same).scalar_subquery()))
+    # the series of the rows already stored, as `parity db rebuild-state` names them
+    store.name_series(op.get_bind())
 
 
 def downgrade() -> None:
