@@ -141,21 +141,34 @@ def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=Non
                 align_hours: int = 72) -> pd.DataFrame:
     """Every test of each lane's latest aligned run pair with both outcomes and its quadrant
     (both pass, amd-only fail, nvidia-only fail, both fail, amd-only skip, …)."""
+    return _matrix(store, framework, hardware, suite, since, until, week, pairs,
+                   _names(quadrant), None, align_hours)
+
+
+def _matrix(store, framework, hardware, suite, since, until, week, pairs, quadrants,
+            tests, align_hours, messages: bool = True) -> pd.DataFrame:
+    """`test_matrix`'s rows in `quadrants` (every row when None), and with `tests` (parity
+    ids) every row of those tests too, whatever their quadrant: a caller that needs a few
+    quadrants and a few tests does not name the outcomes of every test. `messages=False`
+    leaves the two sides' messages empty, for callers that show a history's last message
+    instead (the raw rows that carry messages are most of the matrix's read)."""
     aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
                        align_hours)
     engine = tables.open_store(store)
     codes = tables.pair_tests(engine, _sides(aligned))
-    wanted = _names(quadrant)
     few = None  # the tests whose messages to read, when a quadrant narrows them enough
-    if wanted:
-        codes = codes[np.isin(outcomes.quadrants(codes["amd"], codes["ref"], tables.ABSENT),
-                              wanted)]
+    if quadrants:
+        keep = np.isin(outcomes.quadrants(codes["amd"], codes["ref"], tables.ABSENT),
+                       quadrants)
+        if tests is not None and len(tests):
+            keep |= np.isin(codes["parity_id"].to_numpy(), np.asarray(list(tests), np.int64))
+        codes = codes[keep]
         if codes["parity_id"].nunique() <= FEW_TESTS:
             few = codes["parity_id"].unique()
     keys = tables.parity_keys(engine, codes["parity_id"].unique())
-    messages = tables.messages(engine, _pair_jobs(aligned), few)
+    found = tables.messages(engine, _pair_jobs(aligned) if messages else [], few)
     return outcomes.test_matrix(aligned, sides=outcomes.matrix_sides(
-        aligned, codes, keys, messages, tables.ABSENT))
+        aligned, codes, keys, found, tables.ABSENT))
 
 
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
@@ -304,9 +317,9 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
     """Tests failing on AMD and passing on the NVIDIA reference in the latest aligned runs,
     ranked by how long they have been failing (streak of consecutive failing runs), with the
     first failing date and the last message."""
-    matrix = test_matrix(store, framework=framework, hardware=hardware, suite=suite,
-                         since=since, until=until, week=week, pairs=pairs,
-                         quadrant="amd-only fail")
+    # the matrix's messages are not shown: each test's last message comes from its history
+    matrix = _matrix(store, framework, hardware, suite, since, until, week, pairs,
+                     ["amd-only fail"], None, 72, messages=False)
     return _failing_since(store, matrix, framework, suite, since, until, week)
 
 
@@ -468,6 +481,16 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
     window), new test failures (a failing streak of two or more
     runs after passing in the `TEST_LOOKBACK_DAYS` before), accuracy drops over time and
     accuracy cliffs. Without a window: the last `RECENT_DAYS` days up to the newest run."""
+    return _regressions(store, framework, hardware, suite, since, until, week, pairs,
+                        min_effect, kinds)
+
+
+def _regressions(store, framework, hardware, suite, since, until, week, pairs, min_effect,
+                 kinds, amd_only: bool = False) -> pd.DataFrame:
+    """`regressions`; `amd_only`: only the findings on AMD hardware (accuracy cliffs, which
+    compare both vendors, are found as ever), for callers that show no other (the
+    headline's open findings, the alerts): the NVIDIA lanes' histories and series are
+    not followed at all."""
     when = _recent(store, since, until, week)
     lookback = _with_history(when)
     engine = tables.open_store(store)
@@ -476,6 +499,8 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
     if "performance" in kinds:
         values = performance.run_values(tables.benchmarks(
             engine, framework=_names(framework), when=lookback))
+        if amd_only and not values.empty:
+            values = values[values["vendor"] == "amd"]
         parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
     if "test" in kinds:
         jobs = _jobs(store, framework, suite, _with_history(when, TEST_LOOKBACK_DAYS))
@@ -485,6 +510,8 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
         last = _in(jobs, when)
         last = last[last["run_at"] == latest]
         failing = last[(last["failed"] + last["error"]) > 0]
+        if amd_only:
+            failing = failing[failing["vendor"] == "amd"]
         if not failing.empty:
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
@@ -495,7 +522,8 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
     if "accuracy" in kinds:
         acc = tables.accuracy(engine, framework=_names(framework), when=lookback)
         hist = acc_rules.history(acc)
-        parts.append(findings.accuracy(hist, since=when.start))
+        drops = hist[hist["vendor"] == "amd"] if amd_only and not hist.empty else hist
+        parts.append(findings.accuracy(drops, since=when.start))
         in_window = acc_rules.cells(_in(hist, when)) if not hist.empty else hist
         parts.append(findings.cliffs(acc_rules.parity(in_window, _reference(pairs))))
     parts = [p for p in parts if not p.empty]
@@ -583,7 +611,9 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
               pairs=pairs)
     # the findings look furthest back (their test lookback): read first, the pass rate's
     # jobs are cut from their jobs (`tables.one_read`) instead of read again
-    found = regressions(store, **kw) if findings is None else findings
+    found = _regressions(store, framework, hardware, None, since, until, week, pairs, 0.02,
+                         ("performance", "test", "accuracy"), amd_only=True) \
+        if findings is None else findings
     by_suite = pass_rate_parity(store, **kw)
     jobs = _in(_jobs(store, framework, None, when), when)
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
@@ -752,18 +782,25 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     records = tables.alert_records(tables.open_store(store))
     tests = records[records["rule"].isin(alert_rules.TEST_RULES)
                     & (records["state"] != "resolved")]
-    # the latest test outcomes serve the AMD-only failures, a rule (tests failing on both
-    # vendors) and the explicit passes of test alerts on record
-    matrix = test_matrix(store, **kw)  # its AMD-only failures are the failures' too
+    # the latest outcomes of the tests alerts are about: the AMD-only failures, the tests
+    # failing on both vendors (a rule) and the tests of test alerts on record (their explicit
+    # passes), not the whole matrix (hundreds of thousands of tests at real volume)
+    both = "both_vendors_failing" in rule_set
+    on_record = {test_id(t) for subject, ev in zip(tests["subject"], tests["evidence"])
+                 for t in alert_rules.group_tests(ev) or [subject]}
+    matrix = _matrix(store, framework, hardware, None, since, until, week, None,
+                     ["amd-only fail"] + (["both fail"] if both else []), on_record, 72,
+                     messages=False)
     failing = matrix[matrix["quadrant"] == "amd-only fail"].reset_index(drop=True)
     groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
               if alert_rules.group_tests(r.evidence)}
     # the findings look furthest back: read first, the coverage's benchmark and accuracy
     # rows are cut from their rows (`tables.one_read`) instead of read again
-    found = regressions(store, **kw, kinds=("performance", "accuracy"))
+    found = _regressions(store, framework, hardware, None, since, until, week, None, 0.02,
+                         ("performance", "accuracy"), amd_only=True)
     out = alert_rules.evaluate(
         rule_set, failures=_failing_since(store, failing, framework, None, since, until, week),
-        matrix=matrix if "both_vendors_failing" in rule_set else pd.DataFrame(),
+        matrix=matrix if both else pd.DataFrame(),
         coverage=coverage(store, **kw), findings=found,
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),
         groups=groups)

@@ -72,6 +72,21 @@ def test_a_fixed_regression_shows_when_it_started_and_recovered(demo_db, capsys)
     assert len(printed) == 1 and "2026-11-16 2026-11-24" in printed[0]
 
 
+@pytest.mark.parametrize("kinds", [("performance", "test", "accuracy"),
+                                   ("performance", "accuracy")])
+def test_amd_findings_alone_are_the_amd_rows_of_all_findings(demo_db, kinds):
+    """The headline and the alerts ask only for AMD findings, which skips following the
+    NVIDIA lanes and series: the rows are those of the full view on AMD hardware."""
+    every = frames.regressions(demo_db, since="2026-11-01", kinds=kinds)
+    amd = frames._regressions(demo_db, None, None, None, "2026-11-01", None, None, None,
+                              0.02, kinds, amd_only=True)
+    expect = every[(every["vendor"] == "amd") | (every["status"] == "cliff")]
+    assert set(expect["kind"]) >= {"performance", "accuracy"}
+    if "test" in kinds:  # the demo's NVIDIA lanes have new failures of their own
+        assert (every["vendor"] != "amd").any()
+    pd.testing.assert_frame_equal(amd.reset_index(drop=True), expect.reset_index(drop=True))
+
+
 def test_accuracy_cliff_at_one_concurrency_only(demo_db):
     acc = frames.accuracy_parity(demo_db)
     cliffs = acc[acc["cliff"]]

@@ -133,6 +133,28 @@ def test_amd_only_failures_streak(sbuild):
     assert row.last_message == "HIP error 4"
 
 
+def test_a_narrowed_matrix_is_the_full_matrix_cut(build):
+    """What alerts and amd_only_failures read (some quadrants, some tests, no messages) is
+    the full test_matrix's rows for those quadrants and tests, the messages aside."""
+    build.tests("h100", dict(a="passed", b="failed", c="passed", d="passed", e="failed"),
+                messages={"b": "CUDA error", "e": "boom"})
+    build.tests("mi300x", dict(a="failed", b="failed", c="passed", d="skipped", e="passed"),
+                messages={"a": "HIP error", "b": "HIP error too", "d": "not supported on ROCm"})
+    full = frames.test_matrix(build.engine)
+    wanted = full["parity_key"].isin(["tests.kernels::c"])
+    tests = set(full.loc[wanted, "parity_id"])
+    cut = frames._matrix(build.engine, None, None, None, None, None, None, None,
+                         ["amd-only fail", "both fail"], tests, 72, messages=False)
+    expect = full[full["quadrant"].isin(["amd-only fail", "both fail"]) | wanted]
+    assert sorted(cut["parity_key"]) == ["tests.kernels::a", "tests.kernels::b",
+                                         "tests.kernels::c"]
+    same = [c for c in full.columns if not c.endswith("_message")]
+    pd.testing.assert_frame_equal(cut[same].reset_index(drop=True),
+                                  expect[same].reset_index(drop=True))
+    assert cut["amd_message"].isna().all() and cut["nvidia_message"].isna().all()
+    assert set(full.loc[full["quadrant"] == "amd-only fail", "amd_message"]) == {"HIP error"}
+
+
 def test_performance_ratio_with_known_interval(sbuild):
     amd = [90.0, 100.0, 110.0, 95.0]
     nv = [50.0, 52.0, 48.0]
