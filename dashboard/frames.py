@@ -42,6 +42,8 @@ RECENT_DAYS = 14  # without a window, views over time look at the last two weeks
 # how far before the window a new failure's earlier pass is looked for (a test failing from
 # the window on passed in the runs just before it)
 TEST_LOOKBACK_DAYS = 7
+ALIGN_HOURS = 72  # how far apart an AMD run and its reference run may be, without one commit
+MIN_EFFECT = 0.02  # the smallest relative change a finding reports
 
 
 def _names(value: str | Iterable[str] | None) -> list[str] | None:
@@ -120,7 +122,7 @@ def _in(df: pd.DataFrame, when: Period, column: str = "run_at") -> pd.DataFrame:
 
 def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suite=None,
                      since=None, until=None, week=None, pairs=None, latest: bool = True,
-                     by: str = "suite", align_hours: int = 72) -> pd.DataFrame:
+                     by: str = "suite", align_hours: int = ALIGN_HOURS) -> pd.DataFrame:
     """Same-denominator pass rate per framework × suite × AMD hardware against its NVIDIA
     reference, on the aligned commit (same commit, else the nearest reference run within
     `align_hours`, with the staleness shown). `latest=False` gives one row per AMD run (the
@@ -138,7 +140,7 @@ FEW_TESTS = 5_000
 
 def test_matrix(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
                 until=None, week=None, pairs=None, quadrant=None,
-                align_hours: int = 72) -> pd.DataFrame:
+                align_hours: int = ALIGN_HOURS) -> pd.DataFrame:
     """Every test of each lane's latest aligned run pair with both outcomes and its quadrant
     (both pass, amd-only fail, nvidia-only fail, both fail, amd-only skip, …)."""
     return _matrix(store, framework, hardware, suite, since, until, week, pairs,
@@ -319,7 +321,7 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
     first failing date and the last message."""
     # the matrix's messages are not shown: each test's last message comes from its history
     matrix = _matrix(store, framework, hardware, suite, since, until, week, pairs,
-                     ["amd-only fail"], None, 72, messages=False)
+                     ["amd-only fail"], None, ALIGN_HOURS, messages=False)
     return _failing_since(store, matrix, framework, suite, since, until, week)
 
 
@@ -358,7 +360,8 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     latest = runs.groupby(outcomes.LANE + ["vendor"]).tail(1)
     lane_jobs = {tuple(r[:4]): r[4] for r in latest[
         outcomes.LANE + ["vendor", "job_pks"]].itertuples(index=False)}
-    aligned = _aligned(store, framework, suite, None, since, until, week, pairs, True, 72)
+    aligned = _aligned(store, framework, suite, None, since, until, week, pairs, True,
+                       ALIGN_HOURS)
     # one read of the vectors for both: lanes are keyed by 4-tuples, pair sides by 2-tuples
     sides = tables.vectors(engine, {**lane_jobs, **_sides(aligned)})
     skipped = vec.OUTCOMES.index("skipped")
@@ -440,7 +443,7 @@ def pareto(store: Store = None, *, framework=None, hardware=None, model=None, si
 
 def performance_history(store: Store = None, *, framework=None, hardware=None, model=None,
                         metric=None, match_key=None, since=None, until=None, week=None,
-                        min_effect: float = 0.02) -> pd.DataFrame:
+                        min_effect: float = MIN_EFFECT) -> pd.DataFrame:
     """One value per run of the matching performance series (a finding's `model`, `metric`
     and `match_key` select one), with `change` marking the runs where the detector places a
     change point and `segment_median` the level of the segment each run belongs to."""
@@ -473,7 +476,7 @@ def accuracy_parity(store: Store = None, *, framework=None, hardware=None, model
 
 
 def regressions(store: Store = None, *, framework=None, hardware=None, suite=None,
-                since=None, until=None, week=None, pairs=None, min_effect: float = 0.02,
+                since=None, until=None, week=None, pairs=None, min_effect: float = MIN_EFFECT,
                 kinds=("performance", "test", "accuracy")) -> pd.DataFrame:
     """Findings in the window, each saying where, when, how big and how sure: change points
     and drifts in every performance series (a regression that came back is `recovered`,
@@ -611,8 +614,8 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
               pairs=pairs)
     # the findings look furthest back (their test lookback): read first, the pass rate's
     # jobs are cut from their jobs (`tables.one_read`) instead of read again
-    found = _regressions(store, framework, hardware, None, since, until, week, pairs, 0.02,
-                         ("performance", "test", "accuracy"), amd_only=True) \
+    found = _regressions(store, framework, hardware, None, since, until, week, pairs,
+                         MIN_EFFECT, ("performance", "test", "accuracy"), amd_only=True) \
         if findings is None else findings
     by_suite = pass_rate_parity(store, **kw)
     jobs = _in(_jobs(store, framework, None, when), when)
@@ -789,15 +792,15 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     on_record = {test_id(t) for subject, ev in zip(tests["subject"], tests["evidence"])
                  for t in alert_rules.group_tests(ev) or [subject]}
     matrix = _matrix(store, framework, hardware, None, since, until, week, None,
-                     ["amd-only fail"] + (["both fail"] if both else []), on_record, 72,
-                     messages=False)
+                     ["amd-only fail"] + (["both fail"] if both else []), on_record,
+                     ALIGN_HOURS, messages=False)
     failing = matrix[matrix["quadrant"] == "amd-only fail"].reset_index(drop=True)
     groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
               if alert_rules.group_tests(r.evidence)}
     # the findings look furthest back: read first, the coverage's benchmark and accuracy
     # rows are cut from their rows (`tables.one_read`) instead of read again
-    found = _regressions(store, framework, hardware, None, since, until, week, None, 0.02,
-                         ("performance", "accuracy"), amd_only=True)
+    found = _regressions(store, framework, hardware, None, since, until, week, None,
+                         MIN_EFFECT, ("performance", "accuracy"), amd_only=True)
     out = alert_rules.evaluate(
         rule_set, failures=_failing_since(store, failing, framework, None, since, until, week),
         matrix=matrix if both else pd.DataFrame(),
@@ -894,7 +897,7 @@ def provenance(store: Store = None, *, figure: str = "same_denominator_rate", fr
         if figure in ("same_denominator_rate", "nvidia_rate"):
             if every is None:
                 every = _aligned(store, framework, None, hardware, since, until, week, pairs,
-                                 True, 72)
+                                 True, ALIGN_HOURS)
             aligned = every[(every["framework"] == r.framework)
                             & (every["amd_hardware"] == r.amd_hardware)]
             for role, col in (("amd", "amd_jobs"), ("reference", "ref_jobs")):
