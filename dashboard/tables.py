@@ -127,10 +127,22 @@ def _runs_in(stmt, engine: Engine, framework, when: Period | None):
 
 
 def _frameworks(stmt, framework: str | Sequence[str] | None):
+    """`stmt` (joined to ci_job) limited to the jobs of these frameworks. By the jobs'
+    framework ids: a filter on the joined framework's name makes SQLite start from the
+    framework and walk every job of the history instead of the window's runs."""
     if framework:
         names = [framework] if isinstance(framework, str) else list(framework)
-        stmt = stmt.where(Framework.name.in_(names))
+        stmt = stmt.where(CiJob.framework_id.in_(
+            select(Framework.id).where(Framework.name.in_(names)).scalar_subquery()))
     return stmt
+
+
+def _window_jobs(engine: Engine, framework, when: Period | None, trusted: bool = True):
+    """The ids of the jobs of the run window (and frameworks), as a subquery: rows keyed by
+    job are read through their job index for these jobs only. Joined the other way, SQLite
+    scans every row of the history and keeps the window's."""
+    stmt = _window(_frameworks(_of_jobs(select(CiJob.id)), framework), CiRun.created_at, when)
+    return (_trusted(stmt, engine) if trusted else stmt).scalar_subquery()
 
 
 def _read(engine: Engine, stmt) -> pd.DataFrame:
@@ -620,6 +632,8 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
                   latest: bool = False) -> pd.DataFrame:
     stmt = _of_jobs(select(*columns, model.job_pk, *_JOB_FIELDS), model.job_pk)
     stmt = _runs_in(stmt, engine, framework, when)
+    if when is not None and (when.start is not None or when.end is not None):
+        stmt = stmt.where(model.job_pk.in_(_window_jobs(engine, framework, when)))
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have
@@ -659,9 +673,8 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     own = [c for c in columns if c.key != "config" and c.key not in dimensions]
     # the rows of the window's jobs, found through the runs' time index and the rows' job
     # index: joined the other way, SQLite scans every benchmark row of the history
-    window_jobs = _runs_in(_of_jobs(select(CiJob.id)), engine, framework, when)
     rows = _read_plain(engine, select(*own, m.id.label("_id"), m.job_pk, m.series_pk)
-                       .where(m.job_pk.in_(window_jobs.scalar_subquery())))
+                       .where(m.job_pk.in_(_window_jobs(engine, framework, when))))
     if rows.empty:
         return rows
     rows = rows.sort_values("_id", kind="stable", ignore_index=True)  # as stored
@@ -734,10 +747,10 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
 
 
 def _read_by_job(engine: Engine, stmt, job_pk, framework, when) -> pd.DataFrame:
-    """Read rows keyed by `job_pk`, limited to the frameworks and the run window."""
-    stmt = (stmt.join(CiJob, CiJob.id == job_pk).join(CiRun, CiRun.id == CiJob.run_pk)
-            .join(Framework, Framework.id == CiJob.framework_id, isouter=True))
-    return _read(engine, _window(_frameworks(stmt, framework), CiRun.created_at, when))
+    """Read rows keyed by `job_pk`, limited to the frameworks and the run window (trusted
+    or not: the callers match them to their jobs)."""
+    return _read(engine, stmt.where(job_pk.in_(_window_jobs(engine, framework, when,
+                                                            trusted=False))))
 
 
 def job_capabilities(engine: Engine, *, framework=None,
@@ -779,26 +792,48 @@ def result_configs(engine: Engine, *, framework=None, when: Period | None = None
 
 
 def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
-    """The latest snapshot of every runner (within the window when one is given)."""
+    """The runners of each scope's latest collection (within the window when one is
+    given): the fleet as it is now. A runner missing from its scope's latest collection is
+    gone (GitHub removes an ephemeral runner after its job, and any runner offline for
+    14 days), so it is not counted from an older snapshot. Read through the scopes'
+    (scope, seen_at) index: snapshots pile up with every collection, and none of the
+    older ones is read."""
     columns = ["scope", "runner_id", "name", "labels", "os", "status", "busy", "vendor",
                "hardware", "seen_at"]
     if not has_data(engine) or not inspect(engine).has_table(RunnerSnapshot.__tablename__):
         return pd.DataFrame(columns=columns)
     r = RunnerSnapshot
+    latest = _latest_collections(when)
     stmt = (select(r.scope, r.runner_id, r.name, r.labels, r.os, r.status, r.busy,
                    Hardware.vendor, Hardware.sku, Hardware.arch, Hardware.raw_name, r.seen_at)
+            .join(latest, and_(r.scope == latest.c.scope, r.seen_at == latest.c.seen_at))
             .join(Hardware, Hardware.id == r.hardware_id, isouter=True))
-    stmt = _window(stmt, r.seen_at, when)
     df = _read(engine, stmt)
     if df.empty:
         return pd.DataFrame(columns=columns)
     df["seen_at"] = pd.to_datetime(df["seen_at"])
-    df = df.sort_values("seen_at").groupby(["scope", "runner_id"], as_index=False).last()
+    df = df.sort_values(["scope", "runner_id"], ignore_index=True)
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
     df["labels"] = df["labels"].map(lambda s: json.loads(s or "[]"))
     df["busy"] = df["busy"].astype(bool)
     return df[columns]
+
+
+def _latest_collections(when: Period | None):
+    """(scope, seen_at) of each scope's latest collection in the window, as a subquery:
+    the scopes are found one index step each (the next scope after the last, a recursive
+    query: neither SQLite nor PostgreSQL skips through an index by itself), then each
+    one's latest time by the (scope, seen_at) index."""
+    r, s = RunnerSnapshot, RunnerSnapshot.__table__.alias("later")
+    scopes = select(func.min(r.scope).label("scope")).cte("scopes", recursive=True)
+    scopes = scopes.union_all(
+        select(select(func.min(s.c.scope)).where(s.c.scope > scopes.c.scope)
+               .scalar_subquery()).where(scopes.c.scope.is_not(None)))
+    seen = _window(select(func.max(s.c.seen_at)).where(s.c.scope == scopes.c.scope),
+                   s.c.seen_at, when)
+    return (select(scopes.c.scope, seen.scalar_subquery().label("seen_at"))
+            .where(scopes.c.scope.is_not(None)).subquery("latest"))
 
 
 SOURCE_COLUMNS = ["name", "kind", "target", "status", "last_attempt_at", "last_success_at",

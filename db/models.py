@@ -391,13 +391,16 @@ class IngestError(Base):
 
 
 class RunnerSnapshot(Base):
-    """A self-hosted runner as seen at one moment: the fleet view reads the latest per runner.
-    `scope` is `owner/name` for a repository's runners or `org:NAME` for an organisation's."""
+    """A self-hosted runner as seen by one collection of its scope (every runner of a
+    collection shares its `seen_at`): the fleet view counts the runners of each scope's
+    latest collection. `scope` is `owner/name` for a repository's runners or `org:NAME` for
+    an organisation's."""
 
     __tablename__ = "runner_snapshot"
     __table_args__ = (
         UniqueConstraint("scope", "runner_id", "seen_at"),
         Index("ix_runner_snapshot_seen", "seen_at"),
+        Index("ix_runner_snapshot_scope_seen", "scope", "seen_at"),  # a scope's latest
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

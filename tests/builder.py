@@ -83,14 +83,16 @@ class Builder:
             self.writer.write(conn, ParseResult(format="lm-eval", accuracy=recs), prov,
                               self._art("acc"))
 
-    def runners(self, rows: list[tuple[str, str, bool]], *, seen=DAY0):
-        """rows: (runner label, status, busy)."""
+    def runners(self, rows: list[tuple[str, str, bool]], *, seen=DAY0, scope="org/x",
+                first: int = 0):
+        """One collection of `scope`: rows (runner label, status, busy), the runners
+        numbered from `first`."""
         with self.engine.begin() as conn:
             store.add_runner_snapshots(conn, [dict(
-                scope="org/x", runner_id=f"{label}-{i}", name=f"{label}-{i}",
+                scope=scope, runner_id=f"{label}-{i}", name=f"{label}-{i}",
                 labels=f'["self-hosted", "{label}"]', os="Linux", status=status, busy=busy,
                 hardware_id=self.writer.hardware_pk(conn, [label]), seen_at=seen)
-                for i, (label, status, busy) in enumerate(rows)])
+                for i, (label, status, busy) in enumerate(rows, first)])
 
 
 def lane(builder: "Builder", hw: str, suite: str, config: dict, *, gate: float | None = None,

@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import math
+from datetime import timedelta
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
-from parity.dashboard import charts, frames
+from parity.dashboard import charts, frames, tables
 from parity.dashboard.intervals import wilson
-from tests.builder import Builder
+from parity.dashboard.period import Period
+from tests.builder import DAY0, Builder
 
 
 @pytest.fixture
@@ -288,6 +290,33 @@ def test_fleet(sbuild):
         == [3, 2, 1, 1, 1, 3]
     assert df.loc["mi300x", "queue_p50_min"] == pytest.approx(20.0)
     assert df.loc["h100", "jobs"] == 0
+
+
+def test_fleet_counts_the_runners_of_each_scopes_latest_collection(build):
+    """Snapshots pile up with every collection: a runner missing from its scope's latest
+    one is gone (an ephemeral runner after its job) and is not counted from an older
+    snapshot, and each scope counts from its own latest collection."""
+    day1 = DAY0 + timedelta(hours=1)
+    build.runners([("mi300x", "online", True), ("mi300x", "online", True),
+                   ("mi300x", "online", False)], seen=DAY0)
+    # an hour later the two busy ephemeral runners are gone, a new one is busy and the
+    # idle one went offline
+    build.runners([("mi300x", "offline", False)], seen=day1, first=2)
+    build.runners([("mi300x", "online", True)], seen=day1, first=3)
+    # another scope's latest collection is older, and still its fleet
+    build.runners([("h100", "online", False), ("h100", "online", True)], seen=DAY0,
+                  scope="org:nv")
+    df = frames.fleet(build.engine).set_index("hardware")
+    cols = ["runners", "online", "busy", "idle", "offline"]
+    assert df.loc["mi300x", cols].tolist() == [2, 1, 1, 0, 1]
+    assert df.loc["mi300x", "last_seen"] == pd.Timestamp(day1)
+    assert df.loc["h100", cols].tolist() == [2, 2, 1, 1, 0]
+    got = tables.runners(build.engine)
+    assert got[["scope", "runner_id"]].values.tolist() == [
+        ["org/x", "mi300x-2"], ["org/x", "mi300x-3"], ["org:nv", "h100-0"], ["org:nv", "h100-1"]]
+    # within a window: each scope's latest collection in it
+    early = tables.runners(build.engine, when=Period(DAY0, DAY0 + timedelta(minutes=30)))
+    assert early.groupby("scope").size().to_dict() == {"org/x": 3, "org:nv": 2}
 
 
 VIEWS = ["pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity", "coverage",
