@@ -327,27 +327,41 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
             echo(f"demo: {night + 1}/{days} nights written, {summary.test_results:,} test "
                  f"results ({rate:,.0f}/s)")
     with engine.begin() as conn:
-        summary.runners = store.add_runner_snapshots(conn, _runners(writer, conn, end))
+        summary.runners = store.add_runner_snapshots(conn, _runners(writer, conn, end, days))
     store.analyze(engine)
     return summary
 
 
-def _runners(writer: Writer, conn, end: date) -> list[dict]:
-    """Each fleet's runners as seen at three moments of the last day: four per label, one
-    MI455X runner offline and one MI300X runner offline, busy ones at night."""
+COLLECTION_HOURS = 2  # `parity collect runners` every two hours, as a scheduled sync would
+
+
+def _runners(writer: Writer, conn, end: date, days: int) -> list[dict]:
+    """Each fleet's runners as every collection of the history saw them (one every
+    `COLLECTION_HOURS`): four per label, one MI455X runner offline and one MI300X runner
+    offline, busy ones at night, and on MI355X a just-in-time runner that exists for one
+    job, so in one collection only (a fleet view that counted every runner ever seen would
+    count thousands of them)."""
     rows = []
+    first = datetime.combine(end - timedelta(days=days - 1), time(0, 0))
+    moments = [first + timedelta(hours=h) for h in range(0, 24 * days, COLLECTION_HOURS)]
     for hw, labels in LABELS.items():
         for fw, label in labels.items():
             hw_pk = writer.hardware_pk(conn, ["self-hosted", label], "")
-            for i in range(4):
-                for hour in (2, 10, 18):
+            names = json.dumps(["self-hosted", "linux", "x64", label])
+            for seen in moments:
+                night = seen.hour < 6
+                for i in range(4):
                     offline = (hw == "mi455x" and i == 3) or (hw == "mi300x" and i == 0)
                     rows.append(dict(
                         scope=REPO[fw], runner_id=f"{label}-{i:02d}", name=f"{label}-{i:02d}",
-                        labels=json.dumps(["self-hosted", "linux", "x64", label]), os="Linux",
-                        status="offline" if offline else "online",
-                        busy=not offline and (i < 3 if hour == 2 else i < 1), hardware_id=hw_pk,
-                        seen_at=datetime.combine(end, time(hour, 0))))
+                        labels=names, os="Linux", status="offline" if offline else "online",
+                        busy=not offline and (i < 3 if night else i < 1), hardware_id=hw_pk,
+                        seen_at=seen))
+                if hw == "mi355x":
+                    jit = f"{label}-jit-{seen:%Y%m%d%H}"
+                    rows.append(dict(scope=REPO[fw], runner_id=jit, name=jit, labels=names,
+                                     os="Linux", status="online", busy=True, hardware_id=hw_pk,
+                                     seen_at=seen))
     return rows
 
 
