@@ -630,10 +630,8 @@ def _of_jobs(stmt, job_pk=None):
 
 def _metric_frame(engine: Engine, model, columns, framework, when,
                   latest: bool = False) -> pd.DataFrame:
-    stmt = _of_jobs(select(*columns, model.job_pk, *_JOB_FIELDS), model.job_pk)
-    stmt = _runs_in(stmt, engine, framework, when)
-    if when is not None and (when.start is not None or when.end is not None):
-        stmt = stmt.where(model.job_pk.in_(_window_jobs(engine, framework, when)))
+    stmt = _of_jobs(select(*columns, model.job_pk, *_JOB_FIELDS), model.job_pk) \
+        .where(model.job_pk.in_(_window_jobs(engine, framework, when)))
     if latest:
         stmt = _latest_runs(stmt, model, framework, when)
     # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have

@@ -56,13 +56,13 @@ def _read_binary(conn: Connection, wanted: list[int]) -> dict[int, Vector]:
 
 def aliases(conn: Connection) -> dict[int, int]:
     """Test id -> parity id for the tests whose parity key differs from their key."""
-    stmt = select(TestCase.id, TestCase.parity_id).where(text(ALIAS))
     if conn.dialect.name == "sqlite":
         # SQLite walks the whole parity-id index rather than the partial one that holds the
         # few (171,000 tests, 3,000 aliases: 20 -> 8 ms); SQLAlchemy renders no SQLite hint
         return {int(i): int(p) for i, p in conn.exec_driver_sql(
             f"SELECT id, parity_id FROM {TestCase.__tablename__} "
             f"INDEXED BY ix_test_case_alias WHERE {ALIAS}")}
+    stmt = select(TestCase.id, TestCase.parity_id).where(text(ALIAS))
     if conn.dialect.name != "postgresql":
         return {int(i): int(p) for i, p in conn.execute(stmt)}
     # PostgreSQL's planner takes `parity_id <> id` for most rows and scans every test,
