@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+import sys
 from datetime import date, datetime
 
 import pandas as pd
@@ -16,7 +17,8 @@ from parity.collectors import demo
 from parity.collectors.ingest import IngestOptions, ingest
 from parity.db.hardware import vocabulary
 from parity.db.inventory import inventory
-from parity.db.migrate import HEAD, current_revision, head_revision, upgrade
+from parity.db.migrate import (HEAD, SQLITE_SCHEMA, chain_schema, current_revision,
+                                head_revision, replay, sqlite_schema, upgrade)
 from parity.db.partitions import is_partition
 import parity.db.models as m
 from parity.db.models import Base, CiJob, CiRun, Hardware
@@ -32,7 +34,7 @@ JUNIT = """<testsuites><testsuite name="pytest" timestamp="2026-11-20T02:00:00+0
 
 def test_migrations_from_empty_match_the_models(engine):
     assert current_revision(engine) is None
-    upgrade(engine)
+    replay(engine)  # the chain itself (a new SQLite store is made from the schema file)
     assert current_revision(engine) == head_revision() == HEAD, \
         "db.migrate.HEAD must name the newest revision file"
     with engine.connect() as conn:
@@ -43,6 +45,46 @@ def test_migrations_from_empty_match_the_models(engine):
     assert diff == [], f"models and migrations disagree: {diff}"
     upgrade(engine)  # idempotent
     assert set(inspect(engine).get_table_names()) >= {t for t in Base.metadata.tables}
+
+
+def _master(engine) -> list[tuple]:
+    with engine.connect() as conn:
+        return conn.exec_driver_sql("SELECT type, name, tbl_name, sql FROM sqlite_master "
+                                    "ORDER BY type, name").all()
+
+
+def test_a_new_sqlite_store_is_the_chains_schema_statement_for_statement(tmp_path):
+    from parity.db.engine import make_engine
+
+    assert SQLITE_SCHEMA.read_text(encoding="utf-8") == chain_schema(), \
+        "db/schema.sqlite.sql is not what the migrations make: run `parity db schema --write`"
+    chained, fresh = make_engine(tmp_path / "chain.db"), make_engine(tmp_path / "fresh.db")
+    replay(chained)
+    sys.modules.pop("alembic.command", None)
+    upgrade(fresh)
+    assert "alembic.command" not in sys.modules, "a new SQLite store replayed the chain"
+    assert current_revision(fresh) == HEAD
+    # every table, index and automatic index, with SQLite's own text of each
+    assert _master(fresh) == _master(chained)
+    assert sqlite_schema(fresh) == sqlite_schema(chained)
+    with fresh.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+    upgrade(fresh)  # at head: nothing to do
+    assert current_revision(fresh) == HEAD
+    fresh.dispose()
+    chained.dispose()
+
+
+def test_a_sqlite_store_with_tables_but_no_revision_is_left_to_the_chain(tmp_path):
+    from parity.db.engine import make_engine
+
+    eng = make_engine(tmp_path / "made-by-hand.db")
+    with eng.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE notes (x INTEGER)")
+    upgrade(eng)  # not from the file: its first statement would meet a store with tables
+    assert current_revision(eng) == HEAD
+    assert {"notes", "test_result"} <= set(inspect(eng).get_table_names())
+    eng.dispose()
 
 
 def test_0005_keys_results_by_job_test_and_artifact_and_keeps_the_last_repeat(engine):

@@ -60,6 +60,18 @@ def cmd_db_upgrade(args) -> int:
     return 0
 
 
+def cmd_db_schema(args) -> int:
+    from parity.db.migrate import SQLITE_SCHEMA, chain_schema
+
+    schema = chain_schema()
+    if args.write:
+        SQLITE_SCHEMA.write_text(schema, encoding="utf-8")
+        print(f"wrote {SQLITE_SCHEMA}")
+    else:
+        print(schema, end="")
+    return 0
+
+
 def cmd_db_rebuild_state(args) -> int:
     from parity.db import state, store
 
@@ -134,6 +146,11 @@ def add(sub) -> None:
     dbp = sub.add_parser("db", help="store maintenance")
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
     dbsub.add_parser("upgrade", help="run migrations").set_defaults(func=cmd_db_upgrade)
+    sch = dbsub.add_parser("schema", help="print the SQLite schema the migrations make (a new "
+                           "SQLite store is created from it)")
+    sch.add_argument("--write", action="store_true", help="write it to the file new stores "
+                     "are made from (after adding a revision)")
+    sch.set_defaults(func=cmd_db_schema)
     dbsub.add_parser("rebuild-state", help="derive the state kept with the results (per-job "
                      "outcome vectors, job totals, benchmark rows' series) again from the "
                      "raw rows").set_defaults(
