@@ -5,7 +5,9 @@ the parity views count an AMD vendor-gated skip against AMD."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import accumulate
 
 from parity.db.hardware import Vocabulary
 
@@ -47,6 +49,7 @@ class ParityKeys:
 
     def __init__(self, vocab: Vocabulary):
         self._fold = vocab.fold
+        self._prefilter = vocab.fold_prefilter
         self._classes: dict[str, str] = {}
 
     def __call__(self, classname: str, full_name: str) -> str:
@@ -55,6 +58,28 @@ class ParityKeys:
             folded = self._classes[classname] = self._fold(classname)
         name = self._fold(full_name)
         return f"{folded}::{name}" if classname else name
+
+    def many(self, classnames: list[str], full_names: list[str]) -> list[str]:
+        """The parity keys of many tests, equal to calling this one by one: one scan of all
+        their names together finds the few that may hold a vendor token, and only those are
+        folded (a search per name was most of writing a new report's test identities)."""
+        text = "\n".join(full_names).lower()
+        # the prefilter's literals hold no newline, so no match spans two names; a name
+        # whose lower case changes its length would shift the offsets: name by name then
+        if self._prefilter is None or len(text) != sum(map(len, full_names)) + len(full_names) - 1:
+            return list(map(self, classnames, full_names))
+        ends = list(accumulate(len(n) + 1 for n in full_names))  # each name's end, + "\n"
+        maybe = {bisect_right(ends, m.start()) for m in self._prefilter.finditer(text)}
+        fold, classes = self._fold, self._classes
+        names = [fold(n) if i in maybe else n for i, n in enumerate(full_names)] if maybe \
+            else full_names
+        out = []
+        for cls, name in zip(classnames, names):
+            folded = classes.get(cls)
+            if folded is None:
+                folded = classes[cls] = fold(cls)
+            out.append(f"{folded}::{name}" if cls else name)
+        return out
 
 
 _PYTORCH_SHARD = re.compile(r"\btest \(([\w.-]+),\s*\d+,\s*\d+")

@@ -387,11 +387,14 @@ class Writer:
         known.update(store.stored_test_ids(conn, unknown))
         new = [i for i, tid in enumerate(ids) if tid not in known]
         known.update(ids)
-        parity_key, test_id = self.parity_keys, store.test_id
+        test_id = store.test_id
+        # a test key is `classname::name[params]` (the name alone without a classname)
+        classes = [tests[i].classname for i in new]
+        pkeys = self.parity_keys.many(classes, [keys[i][len(c) + 2:] if c else keys[i]
+                                                for i, c in zip(new, classes)])
         rows = []
-        for i in new:
+        for i, pkey in zip(new, pkeys):
             t, key, tid = tests[i], keys[i], ids[i]
-            pkey = parity_key(t.classname, t.name if t.params is None else f"{t.name}[{t.params}]")
             rows.append((tid, key, tid if pkey == key else test_id(pkey), pkey, t.file,
                          t.classname, t.name, t.params, groups[i]))
         if len(rows) == len(ids):

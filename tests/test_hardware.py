@@ -71,3 +71,34 @@ def test_users_can_extend_the_vocabulary(tmp_path):
         '[[sku]]\nsku = "mi500"\nvendor = "amd"\narch = "gfx1300"\npatterns = ["mi500"]\n')
     assert custom.identify("lab-mi500-gpu").sku == "mi500"
     assert custom.identify("linux.aws.h100").mapped is False
+
+
+def _split(node_id: str) -> tuple[str, str]:
+    classname, _, name = node_id.rpartition("::")
+    return classname, name
+
+
+def test_parity_keys_of_many_tests_are_each_tests_own(real):
+    """`ParityKeys.many` (one scan of all names) equals calling it name by name: on the real
+    suites' node ids, on names with vendor and hardware tokens in any case, without a
+    classname, and on names whose lower case is longer than they are."""
+    from parity.collectors.identity import ParityKeys
+
+    keys = ParityKeys(vocabulary())
+    ids_dir = real.parent.parent / "data" / "test-ids"
+    node_ids = [line.strip() for f in sorted(ids_dir.glob("*-test-ids.txt"))
+                for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = [_split(n) for n in node_ids] + [
+        ("tests.kernels.TestAttn", "test_decode[ROCm-fp8]"), ("", "test_cuda_graph[MI300X]"),
+        ("TestOps", "test_add_cuda_float32"), ("TestOps", "test_add_cpu_float32"),
+        ("tests/test_hip.py", "test_x[gfx942-H100]"), ("", ""), ("C", "İstanbul_cuda"),
+        ("", "rocm"), ("A::B", "test[nvidia,amd]")]
+    assert len(cases) > 1000  # the real ids are there
+    classes, names = [c for c, _ in cases], [n for _, n in cases]
+    one_by_one = [ParityKeys(vocabulary())(c, n) for c, n in cases]
+    assert keys.many(classes, names) == one_by_one
+    assert sum(k != (f"{c}::{n}" if c else n) for k, (c, n) in zip(one_by_one, cases)) > 5
+    ascii_only = [i for i, n in enumerate(names) if n.isascii()]  # the single-scan path
+    assert keys.many([classes[i] for i in ascii_only], [names[i] for i in ascii_only]) == \
+        [one_by_one[i] for i in ascii_only]
+    assert keys.many([], []) == []
