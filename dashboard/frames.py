@@ -390,14 +390,27 @@ def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, 
     when = _recent(store, since, until, week, HISTORY_DAYS)
     engine = tables.open_store(store)
     jobs = _in(_jobs(store, framework, suite, when), when)
-    values = performance.run_values(tables.benchmarks(engine, framework=_names(framework),
-                                                      when=when))
+    values = _run_values(store, framework, when)
     acc = tables.accuracy(engine, framework=_names(framework), when=when)
     out = coverage_rules.coverage(jobs, values, acc, stale_days=stale_days)
     names = _names(hardware)
     if names:
         out = out[out["hardware"].isin(names) | (out["hardware"] == "")].reset_index(drop=True)
     return out
+
+
+def _run_values(store, framework, when: Period, model=None, metric=None) -> pd.DataFrame:
+    """`performance.run_values` of the window's benchmark rows. Within a composite view
+    (`tables.one_read`) the values of every model and metric are computed once, for the
+    widest window asked, and a narrower window's are cut from them (a run's values depend
+    on its own rows only): the headline and the alerts ask for two windows."""
+    if model or metric:
+        return performance.run_values(_bench_values(store, framework, model, metric, when))
+    engine = tables.open_store(store)
+    out = tables.shared("run_values", engine, (tables.framework_key(framework),), when,
+                        lambda w: performance.run_values(tables.benchmarks(
+                            engine, framework=_names(framework), when=w)))
+    return out if len(out) else performance.run_values(out.iloc[0:0])  # its empty frame
 
 
 def _bench_values(store, framework, model, metric, when, latest=False) -> pd.DataFrame:
@@ -417,7 +430,7 @@ def performance_parity(store: Store = None, *, framework=None, hardware=None, mo
     concurrency) over the last `runs` runs of each side, with a 95 % interval; `perf_ratio`
     is oriented so that above 1 means AMD is better."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
-    values = performance.run_values(_bench_values(store, framework, model, metric, when))
+    values = _run_values(store, framework, when, model, metric)
     return _only_amd(performance.parity(values, _reference(pairs), runs=runs), hardware)
 
 
@@ -448,7 +461,7 @@ def performance_history(store: Store = None, *, framework=None, hardware=None, m
     and `match_key` select one), with `change` marking the runs where the detector places a
     change point and `segment_median` the level of the segment each run belongs to."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
-    values = performance.run_values(_bench_values(store, framework, model, metric, when))
+    values = _run_values(store, framework, when, model, metric)
     if match_key:
         values = values[values["match_key"].isin(_names(match_key))]
     names = _names(hardware)
@@ -500,8 +513,7 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
     parts = []
     kinds = set(_names(kinds) or ())
     if "performance" in kinds:
-        values = performance.run_values(tables.benchmarks(
-            engine, framework=_names(framework), when=lookback))
+        values = _run_values(store, framework, lookback)
         if amd_only and not values.empty:
             values = values[values["vendor"] == "amd"]
         parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
@@ -541,7 +553,8 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
     order = {"regression": 0, "cliff": 1, "drop": 2, "new failure": 3, "recovered": 4,
              "drift": 5, "improvement": 6, "change": 7}
     out = out.assign(_o=out["status"].map(order).fillna(9))
-    return out.sort_values(["_o", "when"], ascending=[True, False]).drop(columns="_o") \
+    return out.sort_values(["_o", "when"], ascending=[True, False], kind="stable") \
+        .drop(columns="_o") \
         .reset_index(drop=True)
 
 

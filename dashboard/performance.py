@@ -82,7 +82,9 @@ def _present(v) -> bool:
 
 
 def run_values(bench: pd.DataFrame) -> pd.DataFrame:
-    """One value per series, hardware and run (the mean of repeated records in a run)."""
+    """One value per series, hardware and run (the mean of repeated records in a run), in
+    order of time, then of series and hardware: a run's values depend on its rows alone and
+    the order is total, so a window's values are a wider window's cut by `run_at`."""
     if bench.empty:
         return pd.DataFrame(columns=SERIES + ["vendor", "hardware", "run_pk", "run_at",
                                               "commit", "value"] + CONFIG_COLUMNS)
@@ -92,7 +94,8 @@ def run_values(bench: pd.DataFrame) -> pd.DataFrame:
            "commit": ("commit", "first"), "run_url": ("run_url", "first"),
            "gpu_count": ("gpu_count", "max")}
     agg.update({c: (c, "first") for c in CONFIG_COLUMNS})
-    return b.groupby(keys, as_index=False, dropna=False).agg(**agg).sort_values("run_at")
+    return b.groupby(keys, as_index=False, dropna=False).agg(**agg) \
+        .sort_values("run_at", kind="stable", ignore_index=True)
 
 
 def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None], *,

@@ -202,7 +202,7 @@ def one_read():
         _READS.reset(token)
 
 
-def _key(framework) -> tuple | None:
+def framework_key(framework) -> tuple | None:
     return None if not framework else tuple(
         sorted([framework] if isinstance(framework, str) else framework))
 
@@ -213,7 +213,7 @@ def _covers(wide: Period | None, narrow: Period | None) -> bool:
             and (wide.end is None or (narrow.end is not None and narrow.end <= wide.end)))
 
 
-def _shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read) -> pd.DataFrame:
+def shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read) -> pd.DataFrame:
     """`read(when)`, or the rows of `when` cut from a wider read of this call (`one_read`).
     The window is on the run's time, `run_at`, as the SQL one is; a copy is returned, so a
     caller that changes its frame changes nobody else's."""
@@ -239,7 +239,7 @@ def _shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read
 
 def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
     """One row per job with its run, hardware, framework and summed test counts."""
-    return _shared("jobs", engine, (_key(framework),), when,
+    return shared("jobs", engine, (framework_key(framework),), when,
                    lambda w: _jobs(engine, framework=framework, when=w))
 
 
@@ -726,7 +726,8 @@ def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
     def read(w: Period | None) -> pd.DataFrame:
         df = _metric_frame(engine, m, cols, framework, w, latest)
         return df[df["value"].notna()].reset_index(drop=True)
-    return read(when) if latest else _shared("benchmarks", engine, (_key(framework),), when, read)
+    return read(when) if latest else shared("benchmarks", engine, (framework_key(framework),),
+                                            when, read)
 
 
 def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
@@ -741,7 +742,7 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
     def read(w: Period | None) -> pd.DataFrame:
         df = _metric_frame(engine, m, cols, framework, w)
         return df[df["value"].notna()].reset_index(drop=True)
-    return _shared("accuracy", engine, (_key(framework),), when, read)
+    return shared("accuracy", engine, (framework_key(framework),), when, read)
 
 
 def _read_by_job(engine: Engine, stmt, job_pk, framework, when) -> pd.DataFrame:

@@ -291,6 +291,31 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
     assert tables._READS.get() is None
 
 
+def test_run_values_cut_from_a_wider_window_equal_the_windows_own(demo_db):
+    """Inside one view call the performance values (`frames._run_values`) are computed once,
+    for the widest window, and a narrower window's are cut from them: row for row, in the
+    same order, the values computed from that window's rows alone, with or without a
+    framework filter, and an empty window gives the empty frame."""
+    from datetime import timedelta
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import Period
+
+    newest = tables.newest_run(tables.open_store(demo_db))
+    windows = [Period(newest - timedelta(days=d), newest - timedelta(days=e))
+               for d, e in ((74, 0), (60, 0), (14, 0), (9, 2))] + [
+        Period(newest - timedelta(days=1000), newest - timedelta(days=999))]
+    asks = [(fw, w) for fw in (None, "vllm", ["sglang", "vllm"]) for w in windows]
+    direct = [frames._run_values(demo_db, fw, w) for fw, w in asks]
+    assert all(len(d) for d in direct[:4]) and direct[4].empty
+    with tables.one_read():
+        for fw in (None, "vllm", ["sglang", "vllm"]):
+            frames._run_values(demo_db, fw, Period())  # the widest first
+        shared = [frames._run_values(demo_db, fw, w) for fw, w in asks]
+    for (fw, w), d, s in zip(asks, direct, shared):
+        pd.testing.assert_frame_equal(d, s, obj=f"{fw} {w}")
+
+
 @pytest.mark.parametrize("framework,since,until", [
     (None, None, None), (None, "2026-11-20", None), ("vllm", "2026-11-01", "2026-11-15"),
     (["sglang", "vllm"], None, "2026-11-10"), ("nothing", None, None)])
