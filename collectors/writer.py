@@ -16,6 +16,7 @@ from operator import itemgetter
 from datetime import datetime
 from typing import Any, Iterable
 
+import numpy as np
 from sqlalchemy import Connection
 
 from parity.collectors.formats.records import (OUTCOMES, ParseResult, RunRef, TestRecord,
@@ -159,6 +160,14 @@ def paused_gc():
 
 
 SUMMARY_KEYS = ("total", *OUTCOMES, "flaky", "vendor_skipped", "duration_s")
+
+
+def _in_order(order: list[int]):
+    """A function that gives a sequence's items at the positions `order`, as one sequence
+    (`operator.itemgetter`'s loop in C, not a comprehension's in Python)."""
+    if len(order) > 1:
+        return itemgetter(*order)
+    return lambda seq: tuple(seq[i] for i in order)
 
 
 def _group_counts(tests: list[TestRecord], groups: list[str], outcomes: list[str],
@@ -356,15 +365,17 @@ class Writer:
         durations = [t.duration_s for t in tests]
         categories = [skip_category(t.skip_reason) if t.outcome == "skipped" else None
                       for t in tests]
-        rows = list(zip(repeat(job_pk), repeat(art_pk), ids, repeat(store.run_day(conn, job_pk)),
-                        outcomes, [t.phase for t in tests], durations,
-                        [t.rerun_count for t in tests], [t.message for t in tests], categories))
-        # ids are hashes: written in id order, both tables' rows append to their B-trees
-        order = sorted(range(len(ids)), key=ids.__getitem__)
-        store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, order))
-        store.add_test_results(conn, [rows[i] for i in order])
-        state.add(conn, job_pk, ids, outcomes, categories,  # the job's vector, in step
-                  [t.rerun_count for t in tests])
+        reruns = [t.rerun_count for t in tests]
+        # ids are hashes: written in id order, both tables' rows append to their B-trees;
+        # each column is put in that order at once (a C loop) and the rows zipped from them
+        order = np.argsort(np.fromiter(ids, np.int64, len(ids)), kind="stable").tolist()
+        take = _in_order(order)
+        rows = zip(repeat(job_pk), repeat(art_pk), take(ids), repeat(store.run_day(conn, job_pk)),
+                   take(outcomes), take([t.phase for t in tests]), take(durations),
+                   take(reruns), take([t.message for t in tests]), take(categories))
+        store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, take))
+        store.add_test_results(conn, list(rows))
+        state.add(conn, job_pk, ids, outcomes, categories, reruns)  # the job's vector, in step
         counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
                                                            categories)
         for s in result.sessions:
@@ -379,11 +390,11 @@ class Writer:
             store.add_capabilities(conn, job_pk, {n: "name" for n in named})
 
     def _new_cases(self, conn: Connection, tests: list[TestRecord], keys: list[str],
-                   ids: list[int], groups: list[str], order: list[int]) -> list[tuple]:
+                   ids: list[int], groups: list[str], take) -> list[tuple]:
         """test_case rows, in id order, for the tests the store does not hold yet. Built in
-        report order, which is memory order, and only then put in id order."""
+        report order, which is memory order, and only then put in id order (`take`)."""
         known = self._known_tests
-        unknown = [ids[i] for i in order if ids[i] not in known]
+        unknown = [tid for tid in take(ids) if tid not in known]
         known.update(store.stored_test_ids(conn, unknown))
         new = [i for i, tid in enumerate(ids) if tid not in known]
         known.update(ids)
@@ -398,7 +409,7 @@ class Writer:
             rows.append((tid, key, tid if pkey == key else test_id(pkey), pkey, t.file,
                          t.classname, t.name, t.params, groups[i]))
         if len(rows) == len(ids):
-            return [rows[i] for i in order]
+            return list(take(rows))
         return sorted(rows, key=itemgetter(0))
 
     def forget_cache(self) -> None:
