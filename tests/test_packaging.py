@@ -73,10 +73,25 @@ def test_the_wheel_carries_its_data(installed):
                 "dashboard/weekly_report.ipynb", "dashboard/app/main.py", "dashboard/app/server.py",
                 "dashboard/app/views/overview.py", "runners/workflows/parity-vllm.yml",
                 "db/migrations/env.py", "cli/__init__.py", "dashboard/alert_rules.toml",
-                "db/migrations/versions/0011_alerts.py"):
+                "db/migrations/versions/0011_alerts.py", "db/schema.sqlite.sql"):
         assert (pkg / rel).is_file(), rel
     store = installed["cwd"] / "store.db"
     up = _run(installed, str(installed["bin"] / "parity"), "--db", str(store), "db", "upgrade")
     assert up.returncode == 0, up.stderr
+    # the store the wheel made (from its schema file) is the one this checkout makes
+    import sqlite3
+
+    from parity.db.engine import make_engine
+    from parity.db.migrate import HEAD, upgrade
+
+    here = make_engine(installed["cwd"] / "here.db")
+    upgrade(here)
+    here.dispose()
+    master = "SELECT type, name, sql FROM sqlite_master ORDER BY type, name"
+    made, ours = (sqlite3.connect(f) for f in (store, installed["cwd"] / "here.db"))
+    assert made.execute(master).fetchall() == ours.execute(master).fetchall()
+    assert made.execute("SELECT version_num FROM alembic_version").fetchone() == (HEAD,)
+    made.close()
+    ours.close()
     status = _run(installed, str(installed["bin"] / "parity"), "--db", str(store), "status")
     assert status.returncode == 0 and "test_results" in status.stdout, status.stderr
