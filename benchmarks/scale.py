@@ -173,7 +173,7 @@ def pg_url(base: str, name: str, fresh: bool = False) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--probe", nargs=3, help=argparse.SUPPRESS)
-    ap.add_argument("--sizes", default="1M,10M,50M")
+    ap.add_argument("--sizes", default="1M,17M,50M")
     ap.add_argument("--keep", type=Path, help="folder to keep (and reuse) the SQLite stores in")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--views", help="comma-separated subset of the views")
