@@ -8,7 +8,7 @@ nights, 50M about 220. For each store and view it prints the first call in a fre
 peak RSS; `test_history` of one failing test; and the next nightly ingest (a 130,000-test
 JUnit file) into the store against the same ingest into an empty store. The ratio column is
 the largest store's warm time over the smallest's. A store smaller than the views' reach
-(`REACH_NIGHTS`: the furthest back any view looks with its default arguments) shows them
+(`reach_nights()`: the furthest back any view looks with its default arguments) shows them
 less than the largest one does, so that ratio mixes what a view shows with the history
 behind it; when the sizes include a store of at least that many nights (17M: 76 nights) the
 column `vs reach` is the largest store's warm time over that store's: the same windows, full,

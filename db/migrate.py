@@ -72,10 +72,15 @@ def sqlite_schema(engine: Engine) -> str:
         rows = conn.exec_driver_sql(
             "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
             "ORDER BY type <> 'table', rowid").scalars().all()
-    head = (f"-- Parity's SQLite schema at revision {current_revision(engine)}, as the "
-            "migration chain leaves it: a new store is made\n-- from this file "
-            "(db/migrate.py). Written by `parity db schema --write`; do not edit by hand.\n")
+    head = (f"{_first_line(current_revision(engine))} as the migration chain leaves it: a "
+            "new store is made\n-- from this file (db/migrate.py). Written by `parity db "
+            "schema --write`; do not edit by hand.\n")
     return head + _SEPARATOR.join(rows) + ";\n"
+
+
+def _first_line(revision: str | None) -> str:
+    """How the schema file's first line begins: it names the file's revision."""
+    return f"-- Parity's SQLite schema at revision {revision},"
 
 
 def chain_schema() -> str:
@@ -99,7 +104,7 @@ def _create_sqlite(engine: Engine) -> bool:
     if engine.dialect.name != "sqlite" or not SQLITE_SCHEMA.exists():
         return False
     body = SQLITE_SCHEMA.read_text(encoding="utf-8")
-    if f" at revision {HEAD}," not in body.partition("\n")[0]:
+    if not body.startswith(_first_line(HEAD)):
         return False  # a file from another revision: the chain knows better
     statements = [s for s in ("\n".join(line for line in body.splitlines()
                                          if not line.startswith("-- "))

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import json
-import zipfile
 import sys
+import zipfile
 from datetime import date, datetime
 
 import pandas as pd
