@@ -107,11 +107,34 @@ class Detection:
     outliers: list[int] = field(default_factory=list)
 
 
-def _median_filter(y: np.ndarray, width: int = CLEAN_WIDTH) -> np.ndarray:
+@lru_cache(maxsize=512)
+def _windows(n: int, width: int) -> np.ndarray:
+    """The positions of each point's running window, as an (n, width) index grid over the
+    series reflected at both ends ("edge" would let a spike at either end stand). Cached by
+    length: the views run the detector on hundreds of series of the same few lengths."""
     half = width // 2
-    padded = np.pad(y, half, mode="reflect")  # "edge" would let a spike at either end stand
-    windows = np.lib.stride_tricks.sliding_window_view(padded, width)
+    grid = np.lib.stride_tricks.sliding_window_view(
+        np.pad(np.arange(n), half, mode="reflect"), width).copy()
+    grid.flags.writeable = False
+    return grid
+
+
+def _median_filter(y: np.ndarray, width: int = CLEAN_WIDTH) -> np.ndarray:
+    windows = y[_windows(len(y), width)]
+    if width % 2:  # an odd window's median is its middle value: one sort, no mean
+        return np.sort(windows, axis=-1)[:, width // 2]
     return np.median(windows, axis=-1)
+
+
+def _median(x: np.ndarray):
+    """`np.median` of a 1-D array of finite numbers, the same to the bit (the middle value,
+    or the mean of the middle two), without its general machinery: the detector takes
+    several medians of every short series."""
+    if not len(x):
+        return np.median(x)
+    s = np.sort(x)
+    half = len(s) // 2
+    return s[half] if len(s) % 2 else (s[half - 1] + s[half]) / 2
 
 
 def clean(y: np.ndarray, k: float = CLEAN_K) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +143,7 @@ def clean(y: np.ndarray, k: float = CLEAN_K) -> tuple[np.ndarray, np.ndarray]:
         return y.copy(), np.zeros(len(y), bool)
     smooth = _median_filter(y)
     resid = y - smooth
-    scale = 1.4826 * np.median(np.abs(resid - np.median(resid)))
+    scale = 1.4826 * _median(np.abs(resid - _median(resid)))
     if scale <= 0:
         scale = np.std(resid) or 1.0
     mask = np.abs(resid) > k * scale
@@ -155,21 +178,50 @@ def penalty(length: int, n: int) -> float:
     return math.sqrt(2 * math.log(math.e * n / length))
 
 
+@lru_cache(maxsize=512)
+def _grid(n: int, min_size: int = MIN_SIZE) -> tuple[np.ndarray, ...]:
+    """Every seeded interval of n points (`intervals`, layer by layer) as one row of a grid
+    of its split positions, padded to the longest: start, end and penalty per row; per cell
+    the split `k` (points left of it), the interval's length and whether the cell is a
+    split at all. One grid computes the whole scan in a few array operations instead of a
+    few per layer (cached by length, never written)."""
+    layers = intervals(n, min_size)
+    if not layers:
+        return ()
+    rows = sum(len(starts) for _, starts in layers)
+    width = layers[0][0] - 2 * min_size + 1  # the widest layer's splits
+    start = np.concatenate([starts for _, starts in layers])
+    size = np.concatenate([np.full(len(starts), size) for size, starts in layers])
+    penalties = np.concatenate([np.full(len(starts), penalty(size, n))
+                                for size, starts in layers])
+    k = np.broadcast_to(np.arange(min_size, min_size + width), (rows, width))
+    valid = k <= (size - min_size)[:, None]
+    k = np.where(valid, k, min_size)  # a padding cell computes a harmless split, then is cut
+    sizes = np.broadcast_to(size[:, None], (rows, width))
+    out = (start, start + size, penalties, k, sizes, valid)
+    for a in out:
+        a.flags.writeable = False
+    return out
+
+
 def scan(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> np.ndarray:
-    """Every seeded interval's best split: rows of (start, end, split, penalised z)."""
+    """Every seeded interval's best split: rows of (start, end, split, penalised z), layer
+    by layer as `intervals` gives them. Each cell is computed as a per-layer loop would (the
+    same operations on the same numbers), so the statistics are the same to the bit."""
     n = len(y)
+    grid = _grid(n, min_size)
+    if not grid:
+        return np.empty((0, 4))
+    start, end, penalties, k, size, valid = grid
     c = np.concatenate([[0.0], np.cumsum(y)])
-    rows = []
-    for size, starts in intervals(n, min_size):
-        k = np.arange(min_size, size - min_size + 1)  # points left of the split
-        left = c[starts[:, None] + k] - c[starts][:, None]
-        total = (c[starts + size] - c[starts])[:, None]
-        z = np.abs((total - left) / (size - k) - left / k) / np.sqrt(1.0 / k + 1.0 / (size - k))
-        best = np.argmax(z, axis=1)
-        rows.append(np.column_stack([starts, starts + size, starts + k[best],
-                                     z[np.arange(len(starts)), best] / sigma
-                                     - penalty(size, n)]))
-    return np.vstack(rows) if rows else np.empty((0, 4))
+    left = c[start[:, None] + k] - c[start][:, None]
+    total = (c[end] - c[start])[:, None]
+    z = np.abs((total - left) / (size - k) - left / k) / np.sqrt(1.0 / k + 1.0 / (size - k))
+    z = np.where(valid, z, -np.inf)
+    best = np.argmax(z, axis=1)
+    rows = np.arange(len(start))
+    return np.column_stack([start, end, start + k[rows, best],
+                            z[rows, best] / sigma - penalties])
 
 
 def narrowest(candidates: np.ndarray, limit: float, most: int) -> list[tuple[int, float]]:
@@ -253,6 +305,7 @@ def calibrate_tail(lengths=(16, 24, 32, 48, 64, 100, 200, 500, 1000), sims: int 
     return _null_quantiles(lambda y: _tail_best(y, min_after)[1], lengths, sims, alpha, seed)
 
 
+@lru_cache(maxsize=1024)
 def _lookup(table, n: int) -> float:
     ns = np.array([c[0] for c in table], float)
     ts = np.array([c[1] for c in table], float)
@@ -304,19 +357,27 @@ def locate(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> tuple[int, 
     return int(k[at]), int(k[min(lo, len(k) - 1)]), int(k[min(hi, len(k) - 1)])
 
 
+@lru_cache(maxsize=512)
+def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair i < j of n points (`np.triu_indices`), cached by length, never written."""
+    i, j = np.triu_indices(n, 1)
+    i.flags.writeable = j.flags.writeable = False
+    return i, j
+
+
 def _drift(y: np.ndarray, level: float, alpha_z: float = 3.0) -> Drift | None:
     """Theil-Sen slope with a Mann-Kendall test; reported when |z| > alpha_z."""
     n = len(y)
     if n < 10 or level == 0:
         return None
-    i, j = np.triu_indices(n, 1)
+    i, j = _pairs(n)
     diff = y[j] - y[i]
     s = float(np.sign(diff).sum())
     var = n * (n - 1) * (2 * n + 5) / 18.0
     z = (s - math.copysign(1, s)) / math.sqrt(var) if s else 0.0
     if abs(z) <= alpha_z:
         return None
-    slope = float(np.median(diff / (j - i))) / abs(level)
+    slope = float(_median(diff / (j - i))) / abs(level)
     return Drift(slope=slope, total=slope * (n - 1), z=z)
 
 
@@ -391,8 +452,8 @@ def _detect(raw: np.ndarray, min_effect: float, min_after: int, min_size: int,
     bounds = [0] + [p[0] for p in placed] + [n]
     changes, pending = [], []
     for i, ((k, first, last), (_, score, limit_k)) in enumerate(zip(placed, scored)):
-        before = float(np.median(y[bounds[i]:k]))
-        after = float(np.median(y[k:bounds[i + 2]]))
+        before = float(_median(y[bounds[i]:k]))
+        after = float(_median(y[k:bounds[i + 2]]))
         rel = (after - before) / abs(before) if before else math.inf
         if abs(rel) < min_effect:
             continue
@@ -400,7 +461,7 @@ def _detect(raw: np.ndarray, min_effect: float, min_after: int, min_size: int,
                          score=score, threshold=limit_k, points_after=n - k,
                          earliest=int(keep[first]), latest=int(keep[last]))
         (changes if cp.points_after >= min_after else pending).append(cp)
-    drift = None if changes else _drift(y, float(np.median(y)))
+    drift = None if changes else _drift(y, float(_median(y)))
     if drift is not None and abs(drift.total) < min_effect:
         drift = None
     return Detection(changes=changes, pending=pending, drift=drift,
