@@ -3,9 +3,11 @@ each side times every view warm (best of three calls after a first one) in its o
 the two sides alternate `--rounds` times, and the table shows each side's best and the
 ratio. What a change to the views gained, measured on one machine at one moment. The
 `same` column says whether the two sides' frames are equal (a digest of their columns and
-values): a speed-up must not change a figure.
+values): a speed-up must not change a figure. `--cold` also times each view's first call,
+each view in a process of its own (as `scale.py` measures cold), best of the rounds.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
+        [--cold]
 
 The earlier commit is checked out with `git worktree` into a temporary folder and imported
 from there (its `parity` package laid out as the installed one maps it).
@@ -35,9 +37,9 @@ out = []
 for view in sys.argv[3].split(","):
     f = getattr(frames, view)
     try:
-        df = f(sys.argv[2])
+        t = time.perf_counter(); df = f(sys.argv[2]); first = time.perf_counter() - t
     except Exception:  # a view the earlier commit does not have, or cannot run
-        out.append(f"{view}=nan:-")
+        out.append(f"{view}=nan:-:nan")
         continue
     try:
         digest = hashlib.sha1(repr(list(df.columns)).encode() + pd.util.hash_pandas_object(
@@ -47,7 +49,7 @@ for view in sys.argv[3].split(","):
     times = []
     for _ in range(3):
         t = time.perf_counter(); f(sys.argv[2]); times.append(time.perf_counter() - t)
-    out.append(f"{view}={min(times):.4f}:{digest}")
+    out.append(f"{view}={min(times):.4f}:{digest}:{first:.4f}")
 print(" ".join(out))
 """
 
@@ -63,15 +65,15 @@ def layout(tree: Path, into: Path) -> Path:
     return into
 
 
-def timings(path: str, store: str, views: list[str]) -> dict[str, tuple[float, str]]:
-    """Per view: (best warm seconds, digest of its frame)."""
+def timings(path: str, store: str, views: list[str]) -> dict[str, tuple[float, str, float]]:
+    """Per view: (best warm seconds, digest of its frame, first call's seconds)."""
     done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views)],
                           capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     out = {}
     for part in done.stdout.split():
         view, value = part.split("=")
-        seconds, digest = value.split(":")
-        out[view] = (float(seconds), digest)
+        seconds, digest, first = value.split(":")
+        out[view] = (float(seconds), digest, float(first))
     return out
 
 
@@ -81,6 +83,8 @@ def main(argv=None) -> int:
     ap.add_argument("--store", required=True)
     ap.add_argument("--views", default=",".join(VIEWS))
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--cold", action="store_true",
+                    help="also the first call, each view in a fresh process")
     args = ap.parse_args(argv)
     views = args.views.split(",")
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,23 +94,34 @@ def main(argv=None) -> int:
         try:
             base_path = str(layout(tree, Path(tmp) / "path"))
             best: dict[str, dict[str, float]] = {"base": {}, "head": {}}
+            cold: dict[str, dict[str, float]] = {"base": {}, "head": {}}
             digests: dict[str, dict[str, str]] = {"base": {}, "head": {}}
+            # one process for all views, or with --cold one per view (its first call cold)
+            batches = [[v] for v in views] if args.cold else [views]
             for _ in range(args.rounds):
-                for side, path in (("base", base_path), ("head", "")):
-                    for view, (t, digest) in timings(path, args.store, views).items():
-                        best[side][view] = min(best[side].get(view, t), t)
-                        digests[side][view] = digest
+                for batch in batches:
+                    for side, path in (("base", base_path), ("head", "")):
+                        for view, (t, digest, c) in timings(path, args.store, batch).items():
+                            best[side][view] = min(best[side].get(view, t), t)
+                            cold[side][view] = min(cold[side].get(view, c), c)
+                            digests[side][view] = digest
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                            check=False)
     print(f"warm seconds, best of 3 calls x {args.rounds} alternating rounds, {args.store}")
-    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}{'same':>6}")
+    cold_head = f"{'cold base':>11}{'cold tree':>11}{'ratio':>8}" if args.cold else ""
+    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}{cold_head}"
+          f"{'same':>6}")
     for view in views:
-        b, h = best["base"].get(view), best["head"].get(view)
-        ratio = b / h if b and h and b == b and h == h else float("nan")
+        cells = ""
+        for table in (best, cold) if args.cold else (best,):
+            b, h = table["base"].get(view), table["head"].get(view)
+            ratio = b / h if b and h and b == b and h == h else float("nan")
+            cells += f"{b:>12.3f}{h:>14.3f}{ratio:>8.2f}" if table is best else \
+                f"{b:>11.3f}{h:>11.3f}{ratio:>8.2f}"
         db, dh = digests["base"].get(view), digests["head"].get(view)
         same = "?" if "?" in (db, dh) or "-" in (db, dh) else ("yes" if db == dh else "NO")
-        print(f"{view:<22}{b:>12.3f}{h:>14.3f}{ratio:>8.2f}{same:>6}")
+        print(f"{view:<22}{cells}{same:>6}")
     return 0
 
 
