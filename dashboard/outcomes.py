@@ -66,11 +66,15 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     amd_lanes: dict[tuple, list] = {}
     ref_lanes: dict[tuple, list] = {}
     present: dict[str, set] = {}
-    for r in zip(*(runs[c].tolist() for c in cols)):
+    # which runs name their framework, and their whole lane, as columns (pd.isna per value
+    # of a few thousand lane runs cost more than the pairing)
+    named = runs["framework"].notna().tolist()
+    whole = runs[["framework", "suite", "hardware"]].notna().all(axis=1).tolist()
+    for r, has_fw, has_lane in zip(zip(*(runs[c].tolist() for c in cols)), named, whole):
         fw, suite, hw, vendor = r[:4]
-        if vendor == "nvidia" and not pd.isna(fw):
+        if vendor == "nvidia" and has_fw:
             present.setdefault(fw, set()).add(hw)
-        if vendor in ("amd", "nvidia") and not any(pd.isna(k) for k in (fw, suite, hw)):
+        if vendor in ("amd", "nvidia") and has_lane:
             lanes = amd_lanes if vendor == "amd" else ref_lanes
             lanes.setdefault((fw, suite, hw), []).append(r)
     rows = []
