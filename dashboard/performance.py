@@ -25,20 +25,19 @@ CONFIG_COLUMNS = ["unit", "direction", "precision", "tp", "ep", "dp", "pp", "isl
 
 
 def match_keys(configs: pd.Series) -> pd.Series:
-    """The vendor-neutral key of each config JSON text (computed once per distinct text)."""
-    cache: dict[str, str] = {}
-
-    def key(text: str) -> str:
-        if text not in cache:
-            try:
-                cfg = json.loads(text or "{}")
-            except ValueError:
-                cfg = {}
-            cache[text] = json.dumps({k: v for k, v in sorted(cfg.items())
-                                      if k not in VENDOR_KEYS}, sort_keys=True, default=str)
-        return cache[text]
-
-    return configs.fillna("{}").map(key)
+    """The vendor-neutral key of each config JSON text, computed once per distinct text (a
+    window's tens of thousands of rows hold a few dozen) and taken for every row."""
+    codes, texts = pd.factorize(configs.fillna("{}"))
+    keys = []
+    for text in texts:
+        try:
+            cfg = json.loads(text or "{}")
+        except ValueError:
+            cfg = {}
+        keys.append(json.dumps({k: v for k, v in sorted(cfg.items()) if k not in VENDOR_KEYS},
+                               sort_keys=True, default=str))
+    return pd.Series(pd.array(keys, dtype="str").take(codes), index=configs.index,
+                     name=configs.name, dtype="str")
 
 
 def config_label(row) -> str:
