@@ -107,7 +107,7 @@ class Detection:
     outliers: list[int] = field(default_factory=list)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=64)
 def _windows(n: int, width: int) -> np.ndarray:
     """The positions of each point's running window, as an (n, width) index grid over the
     series reflected at both ends ("edge" would let a spike at either end stand). Cached by
@@ -178,50 +178,81 @@ def penalty(length: int, n: int) -> float:
     return math.sqrt(2 * math.log(math.e * n / length))
 
 
-@lru_cache(maxsize=512)
-def _grid(n: int, min_size: int = MIN_SIZE) -> tuple[np.ndarray, ...]:
-    """Every seeded interval of n points (`intervals`, layer by layer) as one row of a grid
-    of its split positions, padded to the longest: start, end and penalty per row; per cell
-    the split `k` (points left of it), the interval's length and whether the cell is a
-    split at all. One grid computes the whole scan in a few array operations instead of a
-    few per layer (cached by length, never written)."""
+@lru_cache(maxsize=64)  # (at most 0.9 MB each: only series up to FLAT_SCAN points)
+def _cells(n: int, min_size: int = MIN_SIZE) -> tuple[np.ndarray, ...]:
+    """Every seeded interval of n points (`intervals`, layer by layer) and every split of
+    each, flattened, with what depends on the positions only computed once: per interval
+    its start, end, penalty, first cell and number of cells; per cell its interval, the
+    position of its split (`pos`), the points left (`k`) and right (`rest`) of it and the
+    z statistic's scale. Its size is the splits' count, O(n log n) (cached by length, never
+    written)."""
     layers = intervals(n, min_size)
     if not layers:
         return ()
-    rows = sum(len(starts) for _, starts in layers)
-    width = layers[0][0] - 2 * min_size + 1  # the widest layer's splits
     start = np.concatenate([starts for _, starts in layers])
     size = np.concatenate([np.full(len(starts), size) for size, starts in layers])
     penalties = np.concatenate([np.full(len(starts), penalty(size, n))
                                 for size, starts in layers])
-    k = np.broadcast_to(np.arange(min_size, min_size + width), (rows, width))
-    valid = k <= (size - min_size)[:, None]
-    k = np.where(valid, k, min_size)  # a padding cell computes a harmless split, then is cut
-    sizes = np.broadcast_to(size[:, None], (rows, width))
-    out = (start, start + size, penalties, k, sizes, valid)
+    counts = size - 2 * min_size + 1  # splits per interval
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    row = np.repeat(np.arange(len(start)), counts)
+    k = np.arange(len(row)) - first[row] + min_size
+    rest = size[row] - k
+    scale = np.sqrt(1.0 / k + 1.0 / rest)
+    out = (start, start + size, penalties, first, counts, row, start[row] + k, k, rest, scale)
     for a in out:
         a.flags.writeable = False
     return out
 
 
+# up to this length a series is scanned in one flat pass over all its splits; beyond it,
+# layer by layer: a short series' scan is bound by the number of array operations (a few per
+# layer), a long one's by memory (the flat pass reads five arrays per split)
+FLAT_SCAN = 600
+
+
 def scan(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> np.ndarray:
     """Every seeded interval's best split: rows of (start, end, split, penalised z), layer
-    by layer as `intervals` gives them. Each cell is computed as a per-layer loop would (the
-    same operations on the same numbers), so the statistics are the same to the bit."""
-    n = len(y)
-    grid = _grid(n, min_size)
-    if not grid:
+    by layer as `intervals` gives them. Both ways of computing it apply the same operations
+    to the same numbers and take the first largest split (np.argmax's rule), so they give
+    the same result to the bit."""
+    return (_scan_layers if len(y) > FLAT_SCAN else _scan_flat)(y, sigma, min_size)
+
+
+def _scan_flat(y: np.ndarray, sigma: float, min_size: int) -> np.ndarray:
+    """`scan`, every split of every interval in one pass (`_cells`)."""
+    cells = _cells(len(y), min_size)
+    if not cells:
         return np.empty((0, 4))
-    start, end, penalties, k, size, valid = grid
+    start, end, penalties, first, counts, row, pos, k, rest, scale = cells
     c = np.concatenate([[0.0], np.cumsum(y)])
-    left = c[start[:, None] + k] - c[start][:, None]
-    total = (c[end] - c[start])[:, None]
-    z = np.abs((total - left) / (size - k) - left / k) / np.sqrt(1.0 / k + 1.0 / (size - k))
-    z = np.where(valid, z, -np.inf)
-    best = np.argmax(z, axis=1)
-    rows = np.arange(len(start))
-    return np.column_stack([start, end, start + k[rows, best],
-                            z[rows, best] / sigma - penalties])
+    base = c[start]
+    left = c[pos] - base[row]
+    total = (c[end] - base)[row]
+    z = np.abs((total - left) / rest - left / k) / scale
+    if np.isnan(z).any():  # (values near the float range's ends) np.argmax per interval
+        best = np.array([f + int(np.argmax(z[f:f + m])) for f, m in zip(first, counts)])
+    else:  # the first cell of each interval that holds its maximum
+        hit = np.flatnonzero(z == np.maximum.reduceat(z, first)[row])
+        best = hit[np.r_[True, row[hit][1:] != row[hit][:-1]]]
+    return np.column_stack([start, end, pos[best], z[best] / sigma - penalties])
+
+
+def _scan_layers(y: np.ndarray, sigma: float, min_size: int) -> np.ndarray:
+    """`scan`, one layer of intervals at a time."""
+    n = len(y)
+    c = np.concatenate([[0.0], np.cumsum(y)])
+    rows = []
+    for size, starts in intervals(n, min_size):
+        k = np.arange(min_size, size - min_size + 1)  # points left of the split
+        left = c[starts[:, None] + k] - c[starts][:, None]
+        total = (c[starts + size] - c[starts])[:, None]
+        z = np.abs((total - left) / (size - k) - left / k) / np.sqrt(1.0 / k + 1.0 / (size - k))
+        best = np.argmax(z, axis=1)
+        rows.append(np.column_stack([starts, starts + size, starts + k[best],
+                                     z[np.arange(len(starts)), best] / sigma
+                                     - penalty(size, n)]))
+    return np.vstack(rows) if rows else np.empty((0, 4))
 
 
 def narrowest(candidates: np.ndarray, limit: float, most: int) -> list[tuple[int, float]]:
@@ -357,9 +388,14 @@ def locate(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> tuple[int, 
     return int(k[at]), int(k[min(lo, len(k) - 1)]), int(k[min(hi, len(k) - 1)])
 
 
-@lru_cache(maxsize=512)
 def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair i < j of n points (`np.triu_indices`), cached by length, never written."""
+    """Every pair i < j of n points (`np.triu_indices`), kept for short series (a long
+    one's pairs are hundreds of MB)."""
+    return _kept_pairs(n) if n <= FLAT_SCAN else np.triu_indices(n, 1)
+
+
+@lru_cache(maxsize=16)  # (at most 2.9 MB each)
+def _kept_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, 1)
     i.flags.writeable = j.flags.writeable = False
     return i, j
