@@ -1,4 +1,4 @@
--- Parity's SQLite schema at revision 0015, as the migration chain leaves it: a new store is made
+-- Parity's SQLite schema at revision 0016, as the migration chain leaves it: a new store is made
 -- from this file (db/migrate.py). Written by `parity db schema --write`; do not edit by hand.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -371,8 +371,6 @@ CREATE INDEX ix_ci_job_hw_fw ON ci_job (hardware_id, framework_id);
 
 CREATE INDEX ix_accuracy_job ON accuracy_metric (job_pk);
 
-CREATE INDEX ix_benchmark_job ON benchmark_metric (job_pk);
-
 CREATE INDEX ix_benchmark_series ON benchmark_metric (benchmark, model, metric, config_key);
 
 CREATE INDEX ix_runner_snapshot_seen ON runner_snapshot (seen_at);
@@ -388,3 +386,5 @@ CREATE INDEX ix_test_result_notable ON test_result (job_pk, test_pk) WHERE outco
 CREATE INDEX ix_benchmark_series_dims ON benchmark_series (benchmark, model, metric, config_key);
 
 CREATE INDEX ix_runner_snapshot_scope_seen ON runner_snapshot (scope, seen_at);
+
+CREATE INDEX ix_benchmark_job_values ON benchmark_metric (job_pk, series_pk, artifact_pk, record_no, value);
