@@ -388,13 +388,17 @@ def locate(y: np.ndarray, sigma: float, min_size: int = MIN_SIZE) -> tuple[int, 
     return int(k[at]), int(k[min(lo, len(k) - 1)]), int(k[min(hi, len(k) - 1)])
 
 
+# the pairs of a series up to this length are kept (2.9 MB at most, 16 lengths); a longer
+# series' pairs are made for each call (5,000 points: 200 MB)
+KEPT_PAIRS = 600
+
+
 def _pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair i < j of n points (`np.triu_indices`), kept for short series (a long
-    one's pairs are hundreds of MB)."""
-    return _kept_pairs(n) if n <= FLAT_SCAN else np.triu_indices(n, 1)
+    """Every pair i < j of n points (`np.triu_indices`), kept for short series."""
+    return _kept_pairs(n) if n <= KEPT_PAIRS else np.triu_indices(n, 1)
 
 
-@lru_cache(maxsize=16)  # (at most 2.9 MB each)
+@lru_cache(maxsize=16)
 def _kept_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
     i, j = np.triu_indices(n, 1)
     i.flags.writeable = j.flags.writeable = False
