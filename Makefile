@@ -9,12 +9,17 @@ PORT   ?= 8501
 
 # uv installs the same packages from the same registry in a quarter of pip's time (a fresh
 # machine's install is most of `make demo`'s first two minutes); pip does it where uv
-# cannot be had.
+# cannot be had. uv, unlike pip, leaves the packages uncompiled, and where
+# PYTHONDONTWRITEBYTECODE is set (this project's CI machines) every process then compiles
+# pandas, SQLAlchemy and Streamlit from source: `--compile-bytecode` costs about 9 s once
+# and saves about 3 s of every start (their imports: 4.9 -> 1.9 s). Parity's own modules
+# are compiled beside them (an edited module is compiled again, as ever).
 $(BIN)/parity: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	( $(BIN)/pip install --quiet uv \
-	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]' ) \
+	  && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]' ) \
 	|| ( $(BIN)/pip install --quiet --upgrade pip && $(BIN)/pip install --quiet -e '.[test]' )
+	$(BIN)/python -m compileall -q db collectors dashboard runners parity >/dev/null
 	@touch $@
 
 install: $(BIN)/parity

@@ -32,7 +32,8 @@ import hashlib, sys, time
 import pandas as pd
 if sys.argv[1]:
     sys.path.insert(0, sys.argv[1])
-from parity.dashboard import frames
+from parity.dashboard import frames, tables
+tables.open_store(sys.argv[2])  # the driver's import is start-up, not a view's first call
 out = []
 for view in sys.argv[3].split(","):
     f = getattr(frames, view)
