@@ -11,7 +11,7 @@ PORT   ?= 8501
 # machine's install is most of `make demo`'s first two minutes); pip does it where uv
 # cannot be had. uv, unlike pip, leaves the packages uncompiled, and where
 # PYTHONDONTWRITEBYTECODE is set (this project's CI machines) every process then compiles
-# pandas, SQLAlchemy and Streamlit from source: `--compile-bytecode` costs about 9 s once
+# pandas, SQLAlchemy and Streamlit from source: `--compile-bytecode` costs about 8 s once
 # and saves about 3 s of every start (their imports: 4.9 -> 1.9 s). Parity's own modules
 # are compiled beside them (an edited module is compiled again, as ever).
 $(BIN)/parity: pyproject.toml
