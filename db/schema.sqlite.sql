@@ -1,4 +1,4 @@
--- Parity's SQLite schema at revision 0016, as the migration chain leaves it: a new store is made
+-- Parity's SQLite schema at revision 0017, as the migration chain leaves it: a new store is made
 -- from this file (db/migrate.py). Written by `parity db schema --write`; do not edit by hand.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -377,8 +377,6 @@ CREATE INDEX ix_runner_snapshot_seen ON runner_snapshot (seen_at);
 
 CREATE INDEX ix_ci_run_created ON ci_run (created_at);
 
-CREATE INDEX ix_test_case_alias ON test_case (id) WHERE parity_id <> id;
-
 CREATE INDEX ix_alert_state ON alert (state);
 
 CREATE INDEX ix_test_result_notable ON test_result (job_pk, test_pk) WHERE outcome IN ('failed', 'error') OR rerun_count > 0;
@@ -388,3 +386,5 @@ CREATE INDEX ix_benchmark_series_dims ON benchmark_series (benchmark, model, met
 CREATE INDEX ix_runner_snapshot_scope_seen ON runner_snapshot (scope, seen_at);
 
 CREATE INDEX ix_benchmark_job_values ON benchmark_metric (job_pk, series_pk, artifact_pk, record_no, value);
+
+CREATE INDEX ix_test_case_alias ON test_case (id, parity_id) WHERE parity_id <> id;
