@@ -897,29 +897,13 @@ def provenance(store: Store = None, *, figure: str = "same_denominator_rate", fr
         raise ValueError(f"unknown figure {figure!r} (known: {', '.join(FIGURES)})")
     engine = tables.open_store(store)
     when = _recent(store, since, until, week, HEADLINE_DAYS)
-    # the lanes the headline shows (its rows do not depend on the findings: none are asked)
-    head = headline(store, framework=framework, hardware=hardware, since=since, until=until,
-                    week=week, pairs=pairs, findings=pd.DataFrame(columns=findings.COLUMNS))
     jobs = _in(_jobs(store, framework, None, _with_history(when, 3)), _with_history(when, 3))
-    if head.empty or jobs.empty:
+    if figure in ("same_denominator_rate", "nvidia_rate"):
+        picked = _rate_inputs(store, framework, hardware, since, until, week, pairs, when)
+    else:
+        picked = _lane_inputs(store, jobs, framework, hardware, since, until, week, pairs, when)
+    if not picked or jobs.empty:
         return pd.DataFrame(columns=PROVENANCE_COLUMNS)
-    picked = []
-    every = None  # the latest aligned pairs of every lane, read once
-    for r in head.itertuples():
-        sides = {"amd": r.amd_hardware, "reference": r.nvidia_hardware}
-        if figure in ("same_denominator_rate", "nvidia_rate"):
-            if every is None:
-                every = _aligned(store, framework, None, hardware, since, until, week, pairs,
-                                 True, ALIGN_HOURS)
-            aligned = every[(every["framework"] == r.framework)
-                            & (every["amd_hardware"] == r.amd_hardware)]
-            for role, col in (("amd", "amd_jobs"), ("reference", "ref_jobs")):
-                picked += [(role, j) for js in aligned[col] for j in js]
-            continue
-        for role, hw in sides.items():
-            lane = jobs[(jobs["framework"] == r.framework) & (jobs["hardware"] == hw)]
-            lane = _in(lane, when)
-            picked += [(role, j) for j in lane["job_pk"]]
     chosen = pd.DataFrame(picked, columns=["role", "job_pk"]).drop_duplicates()
     files = tables.artifacts(engine, chosen["job_pk"])
     if figure == "perf_ratio":
@@ -933,6 +917,35 @@ def provenance(store: Store = None, *, figure: str = "same_denominator_rate", fr
     out["records"] = out["records"].fillna(0).astype(int)
     return out[PROVENANCE_COLUMNS].sort_values(["role", "hardware", "run_at", "job_id"]) \
         .reset_index(drop=True)
+
+
+def _rate_inputs(store, framework, hardware, since, until, week, pairs,
+                 when: Period) -> list[tuple[str, int]]:
+    """(role, job) of the runs the headline's pass rates come from: the aligned latest runs
+    of its window (`pass_rate_parity` with the headline's window), in lanes that have a
+    reference. Found without the headline itself, whose findings and performance the rates
+    do not need."""
+    if since is None and until is None and week is None:
+        since = when.start
+    aligned = _aligned(store, framework, None, hardware, since, until, week, pairs, True,
+                       ALIGN_HOURS)
+    aligned = aligned[aligned["nvidia_hardware"].notna()]
+    return [(role, j) for r in aligned.itertuples()
+            for role, js in (("amd", r.amd_jobs), ("reference", r.ref_jobs)) for j in js]
+
+
+def _lane_inputs(store, jobs: pd.DataFrame, framework, hardware, since, until, week, pairs,
+                 when: Period) -> list[tuple[str, int]]:
+    """(role, job) of every run in the window of both sides of each lane the headline
+    shows (its rows do not depend on the findings: none are asked)."""
+    head = headline(store, framework=framework, hardware=hardware, since=since, until=until,
+                    week=week, pairs=pairs, findings=pd.DataFrame(columns=findings.COLUMNS))
+    picked = []
+    for r in head.itertuples():
+        for role, hw in (("amd", r.amd_hardware), ("reference", r.nvidia_hardware)):
+            lane = _in(jobs[(jobs["framework"] == r.framework) & (jobs["hardware"] == hw)], when)
+            picked += [(role, j) for j in lane["job_pk"]]
+    return picked
 
 
 # the formats whose rows the performance and accuracy figures are computed from

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from parity.dashboard import frames
+from tests.builder import Builder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,6 +24,26 @@ def test_the_pass_rate_comes_from_the_runs_the_headline_names(demo_db):
     assert set(amd["commit"]) == {head["commit"]} and set(amd["run_url"]) == {head["run_url"]}
     assert amd["sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
     assert (amd["records"] > 0).all()
+
+
+def test_the_pass_rate_lists_only_the_suites_of_the_headlines_window(sqlite_engine):
+    """A suite whose last AMD run is older than the headline's window is not in its pass
+    rate, so its runs are not among the rate's inputs. Runs up to three days older than the
+    window (the reference's slack) used to be listed when they were a suite's latest."""
+    b = Builder(sqlite_engine)
+    for hw in ("mi355x", "b200"):
+        b.tests(hw, {"t_old": "passed"}, suite="old", run="r0", commit="c0", day=14)
+        b.tests(hw, {"t_new": "passed"}, suite="kernels", run="r1", commit="c1", day=30)
+    head = frames.headline(sqlite_engine).iloc[0]
+    assert (head["amd_hardware"], head["nvidia_hardware"], head["commit"]) == \
+        ("mi355x", "b200", "c1")
+    for figure in ("same_denominator_rate", "nvidia_rate"):
+        inputs = frames.provenance(sqlite_engine, figure=figure)
+        assert set(zip(inputs["role"], inputs["hardware"], inputs["commit"])) == \
+            {("amd", "mi355x", "c1"), ("reference", "b200", "c1")}, figure
+    # a window that holds both runs lists both
+    both = frames.provenance(sqlite_engine, since="2026-11-01")
+    assert set(both["commit"]) == {"c0", "c1"}
 
 
 def test_performance_and_accuracy_figures_list_only_their_files(demo_db):
