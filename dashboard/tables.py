@@ -491,13 +491,26 @@ def aliases(engine: Engine) -> dict[int, int]:
 
 
 def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
-    """Each job's outcome vector as stored, keyed by test id (`db.vectors`)."""
+    """Each job's outcome vector as stored, keyed by test id (`db.vectors`). Within one view
+    call (`one_read`) a job's vector is read once: a composite follows the same lanes' jobs
+    for several of its parts (the alerts' failing and passing tests, the flaky tests'
+    candidates and their histories)."""
     job_pks = list(job_pks)
     if not job_pks or not has_data(engine):
         return {}
     _require(engine, JobOutcome)
-    with engine.connect() as conn:
-        return state.read(conn, job_pks)
+    memo = _READS.get()
+    if memo is None:
+        with engine.connect() as conn:
+            return state.read(conn, job_pks)
+    held = memo.setdefault(("vectors", id(engine), str(engine.url)), {})
+    wanted = {int(j) for j in job_pks}
+    missing = [j for j in wanted if j not in held]
+    if missing:
+        with engine.connect() as conn:
+            found = state.read(conn, missing)
+        held.update({j: found.get(j) for j in missing})  # None: a job without tests
+    return {j: held[j] for j in sorted(wanted) if held[j] is not None}
 
 
 def failing_tests(engine: Engine, job_pks: Iterable[int], *,
@@ -508,16 +521,15 @@ def failing_tests(engine: Engine, job_pks: Iterable[int], *,
     with their texts)."""
     by_job = job_vectors(engine, job_pks)
     alias = vec.Aliases(aliases(engine)) if by_job else None
-    parts = []
-    for job, v in by_job.items():
+    jobs, ids = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
+    for job, v in by_job.items():  # arrays joined once: a frame per job cost more
         hit = v.outcomes <= vec.FAILING
         if reruns:
             hit |= v.reruns > 0
-        ids = alias.parity_ids(v.ids[hit])
-        parts.append(pd.DataFrame({"job_pk": np.full(len(ids), job, np.int64),
-                                   "parity_id": ids}))
-    return pd.concat(parts, ignore_index=True) if parts else \
-        pd.DataFrame({"job_pk": np.empty(0, np.int64), "parity_id": np.empty(0, np.int64)})
+        found = alias.parity_ids(v.ids[hit])
+        jobs.append(np.full(len(found), job, np.int64))
+        ids.append(found)
+    return pd.DataFrame({"job_pk": np.concatenate(jobs), "parity_id": np.concatenate(ids)})
 
 
 def vectors(engine: Engine, groups: dict) -> dict:
