@@ -93,8 +93,19 @@ def run_values(bench: pd.DataFrame) -> pd.DataFrame:
            "commit": ("commit", "first"), "run_url": ("run_url", "first"),
            "gpu_count": ("gpu_count", "max")}
     agg.update({c: (c, "first") for c in CONFIG_COLUMNS})
-    return b.groupby(keys, as_index=False, dropna=False).agg(**agg) \
-        .sort_values("run_at", kind="stable", ignore_index=True)
+    groups = b.groupby(keys, dropna=False)
+    number = groups.ngroup().to_numpy()  # each row's group, in the groups' sorted order
+    if groups.ngroups < len(b):
+        return groups.agg(**agg).reset_index() \
+            .sort_values("run_at", kind="stable", ignore_index=True)
+    # one record per series, hardware and run (the usual case): nothing to reduce, so the
+    # rows are taken once in the order the reduction gives (a third of the time)
+    row = np.empty(len(b), np.int64)
+    row[number] = np.arange(len(b))  # group -> its row
+    row = row[np.argsort(b["run_at"].to_numpy()[row], kind="stable")]
+    out = b[keys + [c for c, _ in agg.values()]].take(row).reset_index(drop=True)
+    out["value"] = out["value"].astype(float)  # as a mean gives it
+    return out
 
 
 def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None], *,
