@@ -267,10 +267,13 @@ def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
     if not len(failed):
         return out
     lane = outcomes.key_codes(*(jobs[c] for c in outcomes.LANE))[job_at[failed]]
-    when = jobs["run_at"].to_numpy()[job_at[failed]]
-    order = np.lexsort((np.arange(len(failed)), when, a["parity_id"][failed], lane))
-    group = np.stack([lane[order], a["parity_id"][failed][order]])
-    last = failed[order[np.r_[(group[:, 1:] != group[:, :-1]).any(axis=0), True]]]
+    group = outcomes.key_codes(lane, a["parity_id"][failed])
+    # each group's latest row, the last read among rows of one time: the largest of (time
+    # rank, place) as one integer (a sort of every failed row by four keys cost more)
+    when = np.unique(jobs["run_at"].to_numpy(), return_inverse=True)[1][job_at[failed]]
+    latest = np.full(int(group.max()) + 1, -1, np.int64)
+    np.maximum.at(latest, group, when.astype(np.int64) * len(failed) + np.arange(len(failed)))
+    last = failed[latest % len(failed)]
     job_pks = pd.unique(a["job"][last])
     # the notable rows of those jobs, all of them when they are not many more than the rows
     # wanted (one read by job beats looking thousands of tests up), else only those tests';
