@@ -8,7 +8,7 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 Z95 = 1.959963984540054
 
@@ -60,6 +60,13 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     return out
 
 
+def _t_quantile(q: float, df: float) -> float:
+    """Student's t quantile: the function `scipy.stats.t.ppf` computes, called directly (the
+    distribution object's checks cost 45 µs a call against 1 µs, and a performance view asks
+    for one per matched config)."""
+    return special.stdtrit(df, q)
+
+
 def ratio_interval(a: Sequence[float], b: Sequence[float],
                    level: float = 0.95) -> tuple[float, float, float]:
     """mean(a)/mean(b) as a ratio of geometric means, with a Welch t-interval on the log
@@ -77,7 +84,7 @@ def ratio_interval(a: Sequence[float], b: Sequence[float],
     if se == 0:
         return ratio, ratio, ratio
     df = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
-    t = stats.t.ppf(0.5 + level / 2, df)
+    t = _t_quantile(0.5 + level / 2, df)
     return ratio, math.exp(diff - t * se), math.exp(diff + t * se)
 
 
@@ -90,5 +97,5 @@ def geomean_interval(ratios: Sequence[float], level: float = 0.95) -> tuple[floa
     if len(lr) < 2:
         return g, math.nan, math.nan
     se = lr.std(ddof=1) / math.sqrt(len(lr))
-    t = stats.t.ppf(0.5 + level / 2, len(lr) - 1)
+    t = _t_quantile(0.5 + level / 2, len(lr) - 1)
     return g, math.exp(lr.mean() - t * se), math.exp(lr.mean() + t * se)

@@ -257,3 +257,14 @@ def test_the_detector_shortcuts_give_the_same_numbers_to_the_bit():
             windows = np.lib.stride_tricks.sliding_window_view(
                 np.pad(y, half, mode="reflect"), changepoint.CLEAN_WIDTH)
             assert changepoint._median_filter(y).tobytes() == np.median(windows, axis=-1).tobytes()
+
+
+def test_t_quantile_is_scipys_t_ppf():
+    """The intervals call the t quantile's function directly; it must be what
+    `scipy.stats.t.ppf` gives, to the bit, for whole and Welch (fractional) degrees."""
+    from scipy import stats
+
+    from parity.dashboard.intervals import _t_quantile
+    for q in (0.9, 0.975, 0.995):
+        for df in (1, 2, 3.5, 7.25, 30, 1e6):
+            assert _t_quantile(q, df) == stats.t.ppf(q, df)
