@@ -27,7 +27,19 @@ OPEN = ("regression", "cliff", "drop", "new failure")
 
 def _suites(jobs: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
     ran = jobs[jobs["total"] > 0]
-    return {k: set(g["suite"]) for k, g in ran.groupby(["framework", "hardware"])}
+    out: dict[tuple[str, str], set[str]] = {}
+    for fw, hw, suite in zip(ran["framework"], ran["hardware"], ran["suite"]):
+        if not (pd.isna(fw) or pd.isna(hw)):
+            out.setdefault((fw, hw), set()).add(suite)
+    return out
+
+
+def _groups(df: pd.DataFrame, keys: list[str]) -> dict[tuple, pd.DataFrame]:
+    """`df`'s rows by their values of `keys` (in their order), grouped once: the headline
+    looks each lane up in four frames, and a filter per lane cost more than the rest."""
+    if df.empty:
+        return {}
+    return {k: g for k, g in df.groupby(keys, sort=False)}
 
 
 def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFrame,
@@ -43,6 +55,10 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
     if pairs.empty:
         return pd.DataFrame(columns=COLUMNS)
     suites = _suites(jobs)
+    keys = ["framework", "amd_hardware", "nvidia_hardware"]
+    by_suite, by_perf, by_acc = (_groups(df, keys) for df in (parity_by_suite, perf, acc))
+    by_found = _groups(found[found["status"].isin(OPEN)], ["framework", "hardware"]) \
+        if not found.empty else {}
     rows = []
     for fw, amd, ref in pairs.itertuples(index=False):
         row: dict = {"framework": fw, "amd_hardware": amd, "nvidia_hardware": ref}
@@ -51,9 +67,7 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
         row.update(suites_tested=len(tested), suites_reference=len(reference),
                    coverage=len(tested) / len(reference) if reference else None)
         notes = [] if reference else [f"coverage: {ref} ran no tests in the window"]
-        p = parity_by_suite[(parity_by_suite["framework"] == fw)
-                            & (parity_by_suite["amd_hardware"] == amd)
-                            & (parity_by_suite["nvidia_hardware"] == ref)]
+        p = by_suite.get((fw, amd, ref), parity_by_suite.iloc[0:0])
         den = p["denominator"].sum()
         if den > 0:
             passed = p["amd_passed"].sum()
@@ -70,8 +84,7 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
             last = p.sort_values("amd_run_at").iloc[-1]
             row.update(run_at=last["amd_run_at"], commit=last.get("amd_commit"),
                        run_url=last.get("amd_url"))
-        q = perf[(perf["framework"] == fw) & (perf["amd_hardware"] == amd)
-                 & (perf["nvidia_hardware"] == ref)] if not perf.empty else perf
+        q = by_perf.get((fw, amd, ref), perf.iloc[0:0])
         if not q.empty:
             ranked = q.assign(_r=q["metric"].map({m: i for i, m in enumerate(PERF_METRICS)})
                               .fillna(len(PERF_METRICS))).sort_values(["_r", "metric"])
@@ -80,17 +93,14 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
                        perf_hi=best["hi"])
         else:
             notes.append(f"performance: no benchmark config run on both {amd} and {ref}")
-        a = acc[(acc["framework"] == fw) & (acc["amd_hardware"] == amd)
-                & (acc["nvidia_hardware"] == ref)] if not acc.empty else acc
+        a = by_acc.get((fw, amd, ref), acc.iloc[0:0])
         if not a.empty:
             diffs = a["diff"].dropna()
             row.update(accuracy_diff=diffs.mean() if len(diffs) else None,
                        accuracy_cells=int(len(diffs)), cliffs=int(a["cliff"].fillna(False).sum()))
         if a.empty or row.get("accuracy_diff") is None:
             notes.append(f"accuracy: no accuracy cell scored on both {amd} and {ref}")
-        f = found[(found["framework"] == fw) & (found["hardware"] == amd)
-                  & found["status"].isin(OPEN)] if not found.empty else found
-        row["open_findings"] = int(len(f))
+        row["open_findings"] = int(len(by_found.get((fw, amd), ())))
         row["notes"] = "; ".join(notes)
         rows.append(row)
     out = pd.DataFrame(rows).reindex(columns=COLUMNS)
