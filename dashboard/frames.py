@@ -533,10 +533,18 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
         if not failing.empty:
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
-            hist = _history(store, jobs, res)
+            hist = _history(store, jobs, res, messages=False)
+            st, flaky = outcomes.streaks(hist), outcomes.flakiness(hist)
+            # a finding shows its test's last message: read for the few failing tests that
+            # are new failures, not for every failing test's last failure (thousands of
+            # rows with their texts)
+            new = findings.new_failures(st, flaky=flaky, since=when.start)
+            if not new.empty:
+                keys = ["framework", "hardware", "parity_id"]
+                st = outcomes.streaks(_history(store, jobs, res.merge(
+                    new[keys].drop_duplicates(), on=keys)))
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
-            parts.append(findings.tests(outcomes.streaks(hist), vendors,
-                                        flaky=outcomes.flakiness(hist), since=when.start))
+            parts.append(findings.tests(st, vendors, flaky=flaky, since=when.start))
     if "accuracy" in kinds:
         acc = tables.accuracy(engine, framework=_names(framework), when=lookback)
         hist = acc_rules.history(acc)

@@ -163,19 +163,27 @@ def history(values: pd.DataFrame, *, min_effect: float = 0.02) -> pd.DataFrame:
     return out[cols]
 
 
-def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame | None = None,
-          since=None, min_streak: int = 3) -> pd.DataFrame:
-    """New failures: tests failing in at least `min_streak` consecutive latest runs that
-    passed before (a test that never passed in the window is broken, not new). A test known
-    to be flaky on that hardware (`flaky`, from `outcomes.flakiness`) is not a new failure."""
+def new_failures(streaks: pd.DataFrame, *, flaky: pd.DataFrame | None = None, since=None,
+                 min_streak: int = 3) -> pd.DataFrame:
+    """The rows of `streaks` that are new failures (`tests`): a caller can read what only
+    those need (their last messages) before it asks for the findings."""
     if streaks.empty:
-        return pd.DataFrame(columns=COLUMNS)
+        return streaks
     s = streaks[(streaks["streak"] >= min_streak) & (streaks["runs"] > streaks["streak"])]
     if flaky is not None and not flaky.empty:
         known = pd.MultiIndex.from_frame(flaky[["framework", "hardware", "parity_id"]])
         s = s[~pd.MultiIndex.from_frame(s[["framework", "hardware", "parity_id"]]).isin(known)]
     if since is not None:
         s = s[s["first_failing"] >= since]
+    return s
+
+
+def tests(streaks: pd.DataFrame, vendors: dict[str, str], *, flaky: pd.DataFrame | None = None,
+          since=None, min_streak: int = 3) -> pd.DataFrame:
+    """New failures: tests failing in at least `min_streak` consecutive latest runs that
+    passed before (a test that never passed in the window is broken, not new). A test known
+    to be flaky on that hardware (`flaky`, from `outcomes.flakiness`) is not a new failure."""
+    s = new_failures(streaks, flaky=flaky, since=since, min_streak=min_streak)
     if s.empty:
         return pd.DataFrame(columns=COLUMNS)
     # column by column: a finding per failing test, thousands on a large store

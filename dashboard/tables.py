@@ -575,8 +575,10 @@ def messages(engine: Engine, job_pks: Iterable[int],
     `parity_ids` narrows them to some tests."""
     job_pks = sorted({int(j) for j in job_pks})
     cols = ["job_pk", "parity_id", "outcome", "message"]
+    if not job_pks:
+        return pd.DataFrame(columns=cols)
     tests = None if parity_ids is None else test_pks(engine, parity_ids)
-    if not job_pks or tests == []:
+    if tests == []:
         return pd.DataFrame(columns=cols)
     base = select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
                   TestResult.message).where(TestResult.message.is_not(None))
