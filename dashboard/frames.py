@@ -199,15 +199,22 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
             lookups[int(job)] = (ids, parity)
     found = tables.job_vectors(engine, lookups)
     cols: dict[str, list[np.ndarray]] = {"job": [], "parity_id": [], "code": [], "rerun": []}
+    # where a lane's tests sit in a job's ids, found once per set of ids (the jobs that ran
+    # the same tests share one array, `db.state.read`) and lane
+    places: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
     for job, (ids, parity) in lookups.items():
         v = found.get(job, vec.EMPTY)
         if not len(v):
             continue
-        pos, hit = vec.find(v.ids, ids)
-        cols["job"].append(np.full(int(hit.sum()), job, np.int64))
-        cols["parity_id"].append(parity[hit])
-        cols["code"].append(v.outcomes[pos[hit]].astype(np.int64))
-        cols["rerun"].append(v.reruns[pos[hit]].astype(np.int64))
+        place = places.get((id(v.ids), id(ids)))
+        if place is None:
+            pos, hit = vec.find(v.ids, ids)
+            place = places[(id(v.ids), id(ids))] = (pos[hit], parity[hit])
+        at, tests = place
+        cols["job"].append(np.full(len(at), job, np.int64))
+        cols["parity_id"].append(tests)
+        cols["code"].append(v.outcomes[at].astype(np.int64))
+        cols["rerun"].append(v.reruns[at].astype(np.int64))
     a = {k: np.concatenate(v) if v else np.empty(0, np.int64) for k, v in cols.items()}
     keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
     key_at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])

@@ -218,19 +218,36 @@ class TestResult(Base):
     skip_category: Mapped[str | None] = mapped_column(String(32))
 
 
+class TestSet(Base):
+    """A distinct set of test ids (int64 little-endian, sorted), stored once however many
+    jobs ran exactly those tests: a lane's shards run the same tests night after night, and
+    the ids were most of the bytes a history view read (`job_outcome` points here).
+    `digest` is a hash of the ids' bytes, which finds a set again at ingest."""
+
+    __tablename__ = "test_set"
+    __table_args__ = (UniqueConstraint("digest"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    digest: Mapped[bytes] = mapped_column(LargeBinary)  # blake2b-128 of test_ids
+    tests: Mapped[int] = mapped_column(Integer, default=0)
+    test_ids: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class JobOutcome(Base):
-    """Each job's tests as one row of parallel arrays (`db.vectors`): the test ids, each
-    one's worst outcome, its skip category and whether it was rerun. Written with the job's results, in the
-    same transaction, so it is never out of step with them; `parity db rebuild-state`
-    derives it again from the raw rows. The latest-run views read these few rows instead of
-    every result of the runs they compare."""
+    """Each job's tests as one row of parallel arrays (`db.vectors`): its set of test ids
+    (`test_set`), each one's worst outcome, its skip category and whether it was rerun.
+    Written with the job's results, in the same transaction, so it is never out of step
+    with them; `parity db rebuild-state` derives it again from the raw rows. The
+    latest-run views read these few rows instead of every result of the runs they
+    compare."""
 
     __tablename__ = "job_outcome"
+    __table_args__ = (Index("ix_job_outcome_set", "set_pk"),)
 
     job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
                                         primary_key=True)
     tests: Mapped[int] = mapped_column(Integer, default=0)
-    test_ids: Mapped[bytes] = mapped_column(LargeBinary)  # int64 little-endian, sorted
+    set_pk: Mapped[int] = mapped_column(ForeignKey("test_set.id"))
     outcomes: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.OUTCOMES
     skips: Mapped[bytes] = mapped_column(LargeBinary)  # uint8 codes, db.vectors.SKIPS
     reruns: Mapped[bytes] = mapped_column(LargeBinary)  # uint8, 1 where a row was rerun

@@ -1,4 +1,4 @@
--- Parity's SQLite schema at revision 0017, as the migration chain leaves it: a new store is made
+-- Parity's SQLite schema at revision 0018, as the migration chain leaves it: a new store is made
 -- from this file (db/migrate.py). Written by `parity db schema --write`; do not edit by hand.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -262,17 +262,6 @@ CREATE TABLE job_capability (
 	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE
 );
 
-CREATE TABLE job_outcome (
-	job_pk INTEGER NOT NULL, 
-	tests INTEGER NOT NULL, 
-	test_ids BLOB NOT NULL, 
-	outcomes BLOB NOT NULL, 
-	skips BLOB NOT NULL, 
-	reruns BLOB NOT NULL, 
-	PRIMARY KEY (job_pk), 
-	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE
-);
-
 CREATE TABLE source_sync (
 	name VARCHAR(200) NOT NULL, 
 	kind VARCHAR(32) NOT NULL, 
@@ -365,6 +354,27 @@ CREATE TABLE benchmark_series (
 	UNIQUE ("key")
 );
 
+CREATE TABLE test_set (
+	id INTEGER NOT NULL, 
+	digest BLOB NOT NULL, 
+	tests INTEGER NOT NULL, 
+	test_ids BLOB NOT NULL, 
+	PRIMARY KEY (id), 
+	UNIQUE (digest)
+);
+
+CREATE TABLE "job_outcome" (
+	job_pk INTEGER NOT NULL, 
+	tests INTEGER NOT NULL, 
+	set_pk INTEGER NOT NULL, 
+	outcomes BLOB NOT NULL, 
+	skips BLOB NOT NULL, 
+	reruns BLOB NOT NULL, 
+	PRIMARY KEY (job_pk), 
+	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE, 
+	FOREIGN KEY(set_pk) REFERENCES test_set (id)
+);
+
 CREATE INDEX ix_test_case_parity_id ON test_case (parity_id);
 
 CREATE INDEX ix_ci_job_hw_fw ON ci_job (hardware_id, framework_id);
@@ -388,3 +398,5 @@ CREATE INDEX ix_runner_snapshot_scope_seen ON runner_snapshot (scope, seen_at);
 CREATE INDEX ix_benchmark_job_values ON benchmark_metric (job_pk, series_pk, artifact_pk, record_no, value);
 
 CREATE INDEX ix_test_case_alias ON test_case (id, parity_id) WHERE parity_id <> id;
+
+CREATE INDEX ix_job_outcome_set ON job_outcome (set_pk);

@@ -1,5 +1,5 @@
 """State derived from the raw results and kept with them: the per-job outcome vectors
-(`job_outcome`, `db.vectors`).
+(`job_outcome`, `db.vectors`), whose sets of test ids are stored once each (`test_set`).
 
 The writer adds a report's tests to its job's vector in the transaction that stores the
 report's results, so the two never disagree and a killed ingest leaves neither. `complete()`
@@ -10,45 +10,49 @@ retention dropped (`db.retention`): their vectors are kept as they are.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Callable, Iterable
 
 import numpy as np
 from sqlalchemy import Connection, Engine, delete, exists, select, text
 
-from parity.db.models import ALIAS, CiJob, JobOutcome, TestCase, TestResult
-from parity.db.vectors import EMPTY, Vector, codes, merge, reduce
+from parity.db.models import ALIAS, CiJob, JobOutcome, TestCase, TestResult, TestSet
+from parity.db.vectors import EMPTY, Vector, codes, ids_from_bytes, merge, reduce
 
 CHUNK = 500  # jobs per read of vectors
 DERIVE_CHUNK = 40  # jobs per read of raw rows when deriving vectors (a few hundred MB at most)
 
 
 def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
-    """The vectors of these jobs (a job without tests has none)."""
+    """The vectors of these jobs (a job without tests has none). Each distinct set of test
+    ids among them is read and decoded once, and their vectors share it (the same array)."""
     wanted = sorted({int(j) for j in job_pks})
-    if conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg":
-        return _read_binary(conn, wanted)
-    out: dict[int, Vector] = {}
-    t = JobOutcome
-    for i in range(0, len(wanted), CHUNK):
-        rows = conn.execute(select(t.job_pk, t.test_ids, t.outcomes, t.skips, t.reruns)
-                            .where(t.job_pk.in_(wanted[i:i + CHUNK])))
-        for job_pk, *arrays in rows:
-            out[job_pk] = Vector.from_bytes(*arrays)
-    return out
+    rows = _rows(conn, "SELECT job_pk, set_pk, outcomes, skips, reruns FROM job_outcome",
+                 "job_pk", wanted)
+    sets = {int(pk): ids_from_bytes(ids) for pk, ids in _rows(
+        conn, "SELECT id, test_ids FROM test_set", "id", sorted({int(r[1]) for r in rows}))}
+    return {int(job_pk): Vector.from_codes(sets[int(set_pk)], *arrays)
+            for job_pk, set_pk, *arrays in rows}
 
 
-def _read_binary(conn: Connection, wanted: list[int]) -> dict[int, Vector]:
-    """`read` on PostgreSQL through psycopg's binary results, in the caller's transaction:
-    the arrays arrive as their bytes rather than as hex text to decode, which was most of a
-    history view's read there (1,000 vectors on the 50M store: 0.3-0.4 s -> 0.1 s)."""
-    out: dict[int, Vector] = {}
+def _rows(conn: Connection, sql: str, key: str, values: list[int]) -> list[tuple]:
+    """The rows of `sql` whose `key` is one of `values`, as the driver gives them (arrays as
+    bytes), in the caller's transaction. On PostgreSQL through psycopg's binary results:
+    the arrays arrive as their bytes rather than as hex text to decode, which was most of
+    a history view's read there (1,000 vectors on the 50M store: 0.3-0.4 s -> 0.1 s)."""
+    out: list[tuple] = []
+    if conn.dialect.name != "postgresql" or conn.dialect.driver != "psycopg":
+        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+        for i in range(0, len(values), CHUNK):  # the driver's values: bytes, no processing
+            part = tuple(values[i:i + CHUNK])
+            out += conn.exec_driver_sql(
+                f"{sql} WHERE {key} IN ({', '.join([mark] * len(part))})", part).all()
+        return out
     cursor = conn.connection.dbapi_connection.cursor(binary=True)
     try:
-        for i in range(0, len(wanted), CHUNK):
-            cursor.execute("SELECT job_pk, test_ids, outcomes, skips, reruns FROM job_outcome "
-                           "WHERE job_pk = ANY(%s)", (wanted[i:i + CHUNK],))
-            for job_pk, *arrays in cursor:
-                out[int(job_pk)] = Vector.from_bytes(*arrays)
+        for i in range(0, len(values), CHUNK):
+            cursor.execute(f"{sql} WHERE {key} = ANY(%s)", (values[i:i + CHUNK],))
+            out += cursor.fetchall()
     finally:
         cursor.close()
     return out
@@ -80,8 +84,27 @@ def _write(conn: Connection, job_pk: int, vector: Vector) -> None:
     ids, outcomes, skips, reruns = vector.to_bytes()
     t = JobOutcome.__table__
     conn.execute(delete(t).where(t.c.job_pk == job_pk))
-    conn.execute(t.insert().values(job_pk=job_pk, tests=len(vector), test_ids=ids,
+    conn.execute(t.insert().values(job_pk=job_pk, tests=len(vector), set_pk=_set(conn, ids),
                                    outcomes=outcomes, skips=skips, reruns=reruns))
+
+
+def _set(conn: Connection, ids: bytes) -> int:
+    """The id of the stored set of these test ids, stored now if it is new."""
+    t = TestSet.__table__
+    digest = hashlib.blake2b(ids, digest_size=16).digest()
+    found = conn.execute(select(t.c.id).where(t.c.digest == digest)).scalar()
+    if found is not None:
+        return int(found)
+    return int(conn.execute(t.insert().values(digest=digest, tests=len(ids) // 8, test_ids=ids)
+                            .returning(t.c.id)).scalar_one())
+
+
+def forget_unused_sets(conn: Connection) -> int:
+    """Drop the test sets no job's vector points to any more (their jobs were deleted or
+    derived again with other tests); how many."""
+    t = TestSet.__table__
+    return max(conn.execute(delete(t).where(
+        ~exists().where(JobOutcome.set_pk == t.c.id))).rowcount or 0, 0)
 
 
 def add(conn: Connection, job_pk: int, test_ids: list[int], outcomes: list[str],
@@ -149,4 +172,5 @@ def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> 
         conn.execute(delete(t).where(~exists().where(TestResult.job_pk == t.c.job_pk),
                                      ~exists().where(CiJob.id == t.c.job_pk,
                                                      CiJob.raw_pruned_at.is_not(None))))
+        forget_unused_sets(conn)
     return done

@@ -17,15 +17,17 @@ from parity.collectors.writer import ArtifactInfo, Provenance, Writer
 from parity.db import state, store, vectors
 from parity.db.hardware import vocabulary
 from parity.db.migrate import upgrade
+from parity.db import models
 from parity.db.models import JobOutcome
 
 
 def snapshot(engine) -> dict:
-    t = JobOutcome
+    """Each job's vector as stored: its count, its set's test ids and its codes."""
+    t, s = JobOutcome, models.TestSet
     with engine.connect() as conn:
         return {row[0]: tuple(row[1:]) for row in conn.execute(
-            select(t.job_pk, t.tests, t.test_ids, t.outcomes, t.skips, t.reruns)
-            .order_by(t.job_pk))}
+            select(t.job_pk, t.tests, s.test_ids, t.outcomes, t.skips, t.reruns)
+            .join(s, s.id == t.set_pk).order_by(t.job_pk))}
 
 
 def report(tests: dict[str, str], reasons=None, reruns=None) -> ParseResult:
@@ -166,6 +168,54 @@ def test_a_rebuild_drops_vectors_of_deleted_results_but_keeps_pruned_ones(sqlite
                      {"a": jobs["pruned"], "b": jobs["deleted"]})
     state.rebuild(sqlite_engine)
     assert set(snapshot(sqlite_engine)) == {jobs["pruned"], jobs["kept"]}
+
+
+def _sets(engine) -> list[bytes]:
+    with engine.connect() as conn:
+        return sorted(conn.execute(text("SELECT test_ids FROM test_set")).scalars())
+
+
+def test_jobs_that_ran_the_same_tests_share_one_stored_set(engine):
+    """A set of test ids is stored once however many jobs ran exactly those tests, their
+    vectors read it once (one array), and a set no vector points to any more is dropped
+    by a rebuild."""
+    upgrade(engine)
+    write(engine, report({"a": "passed", "b": "failed"}), "s1", job="night1")
+    write(engine, report({"a": "failed", "b": "skipped"}), "s2", job="night2")
+    write(engine, report({"a": "passed", "c": "passed"}), "s3", job="other")
+    assert len(_sets(engine)) == 2
+    with engine.connect() as conn:
+        jobs = dict(conn.execute(text("SELECT job_id, id FROM ci_job")).all())
+        got = state.read(conn, jobs.values())
+    assert got[jobs["night1"]].ids is got[jobs["night2"]].ids
+    assert vectors.OUTCOMES[got[jobs["night2"]].outcomes[0]] == "failed"  # its own codes
+    assert not np.array_equal(got[jobs["other"]].ids, got[jobs["night1"]].ids)
+    with engine.begin() as conn:  # the only job that ran a, c loses its results
+        conn.execute(text("DELETE FROM test_result WHERE job_pk = :j"), {"j": jobs["other"]})
+    state.rebuild(engine)
+    assert set(snapshot(engine)) == {jobs["night1"], jobs["night2"]}
+    assert _sets(engine) == [got[jobs["night1"]].ids.astype("<i8").tobytes()]
+
+
+def test_0018_stores_each_set_once_and_keeps_every_vector(engine):
+    """A 0017 store with vectors upgrades in place: each job keeps its tests and codes, and
+    the jobs that ran the same tests share one set; the downgrade gives the ids back."""
+    from alembic import command
+
+    from parity.db.migrate import alembic_config
+
+    demo.build(engine, days=2, end=date(2026, 11, 27), sizes=demo.plan(2, results=5_000))
+    kept = snapshot(engine)
+    command.downgrade(alembic_config(engine), "0017")
+    with engine.connect() as conn:
+        old = {j: (n, bytes(i), bytes(o), bytes(k), bytes(r)) for j, n, i, o, k, r in
+               conn.execute(text("SELECT job_pk, tests, test_ids, outcomes, skips, reruns "
+                                 "FROM job_outcome")).all()}
+    assert old == {j: tuple(bytes(x) if not isinstance(x, int) else x for x in v)
+                   for j, v in kept.items()}
+    upgrade(engine)
+    assert snapshot(engine) == kept
+    assert len(_sets(engine)) == len({v[1] for v in kept.values()}) < len(kept)
 
 
 def test_only_jobs_that_hold_results_are_derived(sqlite_engine):
