@@ -7,7 +7,7 @@ values): a speed-up must not change a figure. `--cold` also times each view's fi
 each view in a process of its own (as `scale.py` measures cold), best of the rounds.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
-        [--cold]
+        [--cold] [--base-store DIR/copy-at-the-earlier-schema.db]
 
 The earlier commit is checked out with `git worktree` into a temporary folder and imported
 from there (its `parity` package laid out as the installed one maps it).
@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="the earlier commit")
     ap.add_argument("--store", required=True)
+    ap.add_argument("--base-store", help="the earlier commit's copy of the store, when the "
+                    "change upgrades its schema (default: --store)")
     ap.add_argument("--views", default=",".join(VIEWS))
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--cold", action="store_true",
@@ -101,8 +103,9 @@ def main(argv=None) -> int:
             batches = [[v] for v in views] if args.cold else [views]
             for _ in range(args.rounds):
                 for batch in batches:
-                    for side, path in (("base", base_path), ("head", "")):
-                        for view, (t, digest, c) in timings(path, args.store, batch).items():
+                    for side, path, store in (("base", base_path, args.base_store or args.store),
+                                              ("head", "", args.store)):
+                        for view, (t, digest, c) in timings(path, store, batch).items():
                             best[side][view] = min(best[side].get(view, t), t)
                             cold[side][view] = min(cold[side].get(view, c), c)
                             digests[side][view] = digest
