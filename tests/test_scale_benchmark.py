@@ -31,7 +31,8 @@ def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     """`benchmarks/versus.py` checks out the commit, imports it from there, and prints one
     line per view with both sides' time, the ratio and whether their frames are the same (they
     are: the views did not change), with `--cold` each view's first call in a process of its
-    own too; the worktree is gone afterwards."""
+    own too, and with `--base-store` the earlier commit on its own copy of the store; the
+    worktree is gone afterwards."""
     from parity.collectors import demo
     from parity.db.engine import make_engine
 
@@ -56,4 +57,15 @@ def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     assert all(len(cells) == 7 for cells in rows.values()), done.stdout
     assert all(float(c) > 0 for cells in rows.values() for c in cells[:6]), done.stdout
     assert all(cells[6] == "yes" for cells in rows.values()), done.stdout
+    # --base-store: the earlier commit reads its own copy (here one of other data, so the
+    # two sides' frames differ)
+    other = make_engine(tmp_path / "other.db")
+    demo.build(other, days=1, sizes=demo.plan(1, results=1_000))
+    other.dispose()
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "versus.py"), "--base",
+                           "HEAD", "--store", str(tmp_path / "s.db"), "--base-store",
+                           str(tmp_path / "other.db"), "--views", "scorecard", "--rounds", "1"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[2].split()[-1] == "NO", done.stdout
     assert worktrees() == before
