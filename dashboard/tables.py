@@ -315,8 +315,7 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
                 ids, keys, missing = ids[:0], keys[:0], wanted
             with engine.connect() as conn:
                 got = dict(rows_by_ids(conn, "SELECT DISTINCT parity_id, parity_key FROM "
-                                             "test_case WHERE parity_id IN ({ids})",
-                                       missing.tolist()))
+                                             "test_case", "parity_id", missing.tolist()))
             ids = np.concatenate([ids, np.fromiter(got, np.int64, len(got))])
             keys = pd.concat([pd.Series(keys), pd.Series(list(got.values()), dtype="str")],
                              ignore_index=True).array

@@ -235,22 +235,29 @@ def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
     night's report mostly repeats known tests; finding them costs a quarter of inserting
     them again with ON CONFLICT DO NOTHING."""
     return {row[0] for row in rows_by_ids(
-        conn, f"SELECT id FROM {TestCase.__tablename__} WHERE id IN ({{ids}})", ids)}
+        conn, f"SELECT id FROM {TestCase.__tablename__}", "id", ids)}
 
 
-def rows_by_ids(conn: Connection, sql: str, ids: Sequence[int]) -> list[tuple]:
-    """The rows of `sql` (its one `{ids}` stands for an IN list) for these ids, in chunks
-    as large as the backend's bound-parameter limit allows, through the driver's cursor: no
-    statement is compiled per chunk."""
+def rows_by_ids(conn: Connection, sql: str, column: str, ids: Sequence[int]) -> list[tuple]:
+    """The rows of `sql` (a SELECT without WHERE) whose `column` is one of these ids,
+    through the driver's cursor: no statement is compiled per chunk. On PostgreSQL the ids
+    are one array parameter (`= ANY`): an IN list of 30,000 parameters cost more to bind
+    and plan (30,000 parity keys: 0.17-0.20 -> 0.11 s); elsewhere an IN list, in chunks as
+    large as the bound-parameter limit allows."""
     rows: list[tuple] = []
     if not ids:
         return rows
+    postgres = conn.dialect.name == "postgresql"
     chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
         else 999  # SQLite's bound-parameter limit
     with dbapi_cursor(conn) as (cursor, mark):
         for i in range(0, len(ids), chunk):
             part = list(ids[i:i + chunk])
-            cursor.execute(sql.format(ids=", ".join([mark] * len(part))), part)
+            if postgres:
+                cursor.execute(f"{sql} WHERE {column} = ANY({mark}::bigint[])", (part,))
+            else:
+                cursor.execute(f"{sql} WHERE {column} IN ({', '.join([mark] * len(part))})",
+                               part)
             rows += cursor.fetchall()
     return rows
 
