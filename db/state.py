@@ -89,14 +89,18 @@ def _write(conn: Connection, job_pk: int, vector: Vector) -> None:
 
 
 def _set(conn: Connection, ids: bytes) -> int:
-    """The id of the stored set of these test ids, stored now if it is new."""
+    """The id of the stored set of these test ids, stored now if it is new (or by an
+    ingest beside this one, which a store on PostgreSQL allows: then that one's)."""
     t = TestSet.__table__
     digest = hashlib.blake2b(ids, digest_size=16).digest()
-    found = conn.execute(select(t.c.id).where(t.c.digest == digest)).scalar()
-    if found is not None:
-        return int(found)
-    return int(conn.execute(t.insert().values(digest=digest, tests=len(ids) // 8, test_ids=ids)
-                            .returning(t.c.id)).scalar_one())
+    find = select(t.c.id).where(t.c.digest == digest)
+    found = conn.execute(find).scalar()
+    if found is None:
+        conn.execute(text(f"INSERT INTO {t.name} (digest, tests, test_ids) VALUES "
+                          "(:digest, :tests, :ids) ON CONFLICT (digest) DO NOTHING"),
+                     {"digest": digest, "tests": len(ids) // 8, "ids": ids})
+        found = conn.execute(find).scalar_one()
+    return int(found)
 
 
 def forget_unused_sets(conn: Connection) -> int:

@@ -197,6 +197,31 @@ def test_jobs_that_ran_the_same_tests_share_one_stored_set(engine):
     assert _sets(engine) == [got[jobs["night1"]].ids.astype("<i8").tobytes()]
 
 
+def test_two_ingests_storing_one_new_set_at_once_share_it(pg_engine):
+    """On PostgreSQL two ingests may run at once: when both store the same new set, the
+    second waits for the first and takes its row instead of failing on the digest."""
+    import threading
+
+    upgrade(pg_engine)
+    ids = np.arange(1, 6, dtype="<i8").tobytes()
+    with pg_engine.connect() as first:
+        with first.begin():
+            mine = state._set(first, ids)  # stored, not committed yet
+            theirs: list = []
+
+            def second() -> None:
+                with pg_engine.begin() as conn:
+                    theirs.append(state._set(conn, ids))
+
+            other = threading.Thread(target=second)
+            other.start()
+            other.join(timeout=1.0)
+            assert other.is_alive(), "the second ingest should wait for the first one's set"
+        other.join(timeout=30)
+    assert theirs == [mine]
+    assert _sets(pg_engine) == [ids]
+
+
 def test_0018_stores_each_set_once_and_keeps_every_vector(engine):
     """A 0017 store with vectors upgrades in place: each job keeps its tests and codes, and
     the jobs that ran the same tests share one set; the downgrade gives the ids back."""
