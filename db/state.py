@@ -16,6 +16,7 @@ from typing import Callable, Iterable
 import numpy as np
 from sqlalchemy import Connection, Engine, delete, exists, select, text
 
+from parity.db import store
 from parity.db.models import ALIAS, CiJob, JobOutcome, TestCase, TestResult, TestSet
 from parity.db.vectors import EMPTY, Vector, codes, ids_from_bytes, merge, reduce
 
@@ -37,24 +38,19 @@ def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
 
 def _rows(conn: Connection, sql: str, key: str, values: list[int]) -> list[tuple]:
     """The rows of `sql` whose `key` is one of `values`, as the driver gives them (arrays as
-    bytes), in the caller's transaction. On PostgreSQL through psycopg's binary results:
-    the arrays arrive as their bytes rather than as hex text to decode, which was most of
-    a history view's read there (1,000 vectors on the 50M store: 0.3-0.4 s -> 0.1 s)."""
+    bytes), in the caller's transaction. On PostgreSQL through psycopg's binary results
+    (`store.rows_by_ids`): the arrays arrive as their bytes rather than as hex text to
+    decode, which was most of a history view's read there (1,000 vectors on the 50M store:
+    0.3-0.4 s -> 0.1 s). Elsewhere through SQLAlchemy's driver-level execution, so that the
+    query-plan test hears these reads."""
+    if conn.dialect.name == "postgresql":
+        return store.rows_by_ids(conn, sql, key, values, binary=True)
     out: list[tuple] = []
-    if conn.dialect.name != "postgresql" or conn.dialect.driver != "psycopg":
-        mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
-        for i in range(0, len(values), CHUNK):  # the driver's values: bytes, no processing
-            part = tuple(values[i:i + CHUNK])
-            out += conn.exec_driver_sql(
-                f"{sql} WHERE {key} IN ({', '.join([mark] * len(part))})", part).all()
-        return out
-    cursor = conn.connection.dbapi_connection.cursor(binary=True)
-    try:
-        for i in range(0, len(values), CHUNK):
-            cursor.execute(f"{sql} WHERE {key} = ANY(%s)", (values[i:i + CHUNK],))
-            out += cursor.fetchall()
-    finally:
-        cursor.close()
+    mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
+    for i in range(0, len(values), CHUNK):  # the driver's values: bytes, no processing
+        part = tuple(values[i:i + CHUNK])
+        out += conn.exec_driver_sql(
+            f"{sql} WHERE {key} IN ({', '.join([mark] * len(part))})", part).all()
     return out
 
 

@@ -203,12 +203,14 @@ def add_artifact(conn: Connection, job_pk: int, **art: Any) -> int:
 
 
 @contextmanager
-def dbapi_cursor(conn: Connection) -> Iterator[tuple[Any, str]]:
+def dbapi_cursor(conn: Connection, binary: bool = False) -> Iterator[tuple[Any, str]]:
     """The DB-API cursor of the connection's own transaction, and the driver's parameter
     mark. The bulk paths and the dashboard's reads by id use it directly: SQLAlchemy's
     per-row parameter handling, or a statement compiled per chunk, would cost more than
-    the work itself."""
-    cursor = conn.connection.dbapi_connection.cursor()
+    the work itself. `binary`: on psycopg, results as their bytes, not text to decode."""
+    dbapi = conn.connection.dbapi_connection
+    cursor = dbapi.cursor(binary=True) if binary and conn.dialect.driver == "psycopg" \
+        else dbapi.cursor()
     try:
         yield cursor, "?" if conn.dialect.paramstyle == "qmark" else "%s"
     finally:
@@ -238,19 +240,20 @@ def stored_test_ids(conn: Connection, ids: list[int]) -> set[int]:
         conn, f"SELECT id FROM {TestCase.__tablename__}", "id", ids)}
 
 
-def rows_by_ids(conn: Connection, sql: str, column: str, ids: Sequence[int]) -> list[tuple]:
+def rows_by_ids(conn: Connection, sql: str, column: str, ids: Sequence[int], *,
+                binary: bool = False) -> list[tuple]:
     """The rows of `sql` (a SELECT without WHERE) whose `column` is one of these ids,
-    through the driver's cursor: no statement is compiled per chunk. On PostgreSQL the ids
-    are one array parameter (`= ANY`): an IN list of 30,000 parameters cost more to bind
-    and plan (30,000 parity keys: 0.17-0.20 -> 0.11 s); elsewhere an IN list, in chunks as
-    large as the bound-parameter limit allows."""
+    through the driver's cursor (`binary`: see `dbapi_cursor`): no statement is compiled
+    per chunk. On PostgreSQL the ids are one array parameter (`= ANY`): an IN list of
+    30,000 parameters cost more to bind and plan (30,000 parity keys: 0.17-0.20 -> 0.11 s);
+    elsewhere an IN list, in chunks as large as the bound-parameter limit allows."""
     rows: list[tuple] = []
     if not ids:
         return rows
     postgres = conn.dialect.name == "postgresql"
     chunk = 30_000 if conn.dialect.name != "sqlite" or sqlite3.sqlite_version_info >= (3, 32) \
         else 999  # SQLite's bound-parameter limit
-    with dbapi_cursor(conn) as (cursor, mark):
+    with dbapi_cursor(conn, binary) as (cursor, mark):
         for i in range(0, len(ids), chunk):
             part = list(ids[i:i + chunk])
             if postgres:
