@@ -14,10 +14,9 @@ from parity.collectors import demo
 from parity.collectors.formats import records
 from parity.collectors.formats.records import ParseResult
 from parity.collectors.writer import ArtifactInfo, Provenance, Writer
-from parity.db import state, store, vectors
+from parity.db import models, state, store, vectors
 from parity.db.hardware import vocabulary
 from parity.db.migrate import upgrade
-from parity.db import models
 from parity.db.models import JobOutcome
 
 

@@ -30,7 +30,7 @@ def _codes() -> list[sa.Column]:
     return [sa.Column(c, sa.LargeBinary(), nullable=False) for c in ('outcomes', 'skips', 'reruns')]
 
 
-def _job_key() -> list:
+def _job_columns() -> list[sa.Column]:
     return [sa.Column('job_pk', sa.Integer(), nullable=False),
             sa.Column('tests', sa.Integer(), nullable=False)]
 
@@ -67,7 +67,7 @@ def upgrade() -> None:
     sa.UniqueConstraint('digest')
     )
     op.create_table('job_outcome_new',
-    *_job_key(),
+    *_job_columns(),
     sa.Column('set_pk', sa.Integer(), nullable=False),
     *_codes(),
     sa.ForeignKeyConstraint(['job_pk'], ['ci_job.id'], ondelete='CASCADE'),
@@ -96,7 +96,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.create_table('job_outcome_old',
-    *_job_key(),
+    *_job_columns(),
     sa.Column('test_ids', sa.LargeBinary(), nullable=False),
     *_codes(),
     sa.ForeignKeyConstraint(['job_pk'], ['ci_job.id'], ondelete='CASCADE'),
