@@ -51,8 +51,10 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
 
 
 def _labels(values: pd.Series) -> str:
+    """The pool's runner labels, less the generic ones. Each distinct label text is decoded
+    once: a pool's jobs repeat a few texts thousands of times over a window."""
     seen: set[str] = set()
-    for text in values.dropna():
+    for text in set(values.dropna()):
         try:
             seen.update(json.loads(text))
         except ValueError:
