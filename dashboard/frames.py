@@ -281,19 +281,128 @@ def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
     latest = np.full(int(group.max()) + 1, -1, np.int64)
     np.maximum.at(latest, group, when.astype(np.int64) * len(failed) + np.arange(len(failed)))
     last = failed[latest % len(failed)]
-    job_pks = pd.unique(a["job"][last])
-    # the notable rows of those jobs, all of them when they are not many more than the rows
-    # wanted (one read by job beats looking thousands of tests up), else only those tests';
-    # pairs outside `last` are left unused
-    notable = int(jobs.loc[jobs["job_pk"].isin(job_pks), ["failed", "error", "flaky"]]
+    out[last] = _messages(engine, jobs, a["job"][last], a["parity_id"][last])
+    return out
+
+
+def _messages(engine, jobs: pd.DataFrame, job_pks: np.ndarray,
+              parity_ids: np.ndarray) -> list[str | None]:
+    """The failure message of each (job, test) pair given (`tables.failure_messages`). The
+    notable rows of those jobs are read whole when they are not many more than the pairs
+    (one read by job beats looking thousands of tests up), else only those tests' rows."""
+    if not len(job_pks):
+        return []
+    wanted = pd.unique(job_pks)
+    notable = int(jobs.loc[jobs["job_pk"].isin(wanted), ["failed", "error", "flaky"]]
                   .to_numpy().sum())
-    res = tables.failure_messages(engine, job_pks, None if notable <= 2 * len(last)
-                                  else pd.unique(a["parity_id"][last]))
+    res = tables.failure_messages(engine, wanted, None if notable <= 2 * len(job_pks)
+                                  else pd.unique(parity_ids))
     message = dict(zip(zip(res["job_pk"].tolist(), res["parity_id"].tolist()),
                        res["message"].tolist()))
-    out[last] = [message.get(k) for k in zip(a["job"][last].tolist(),
-                                             a["parity_id"][last].tolist())]
-    return out
+    return [message.get(k) for k in zip(job_pks.tolist(), parity_ids.tolist())]
+
+
+STREAK_COLUMNS = ["framework", "hardware", "parity_id", "parity_key", "streak", "first_failing",
+                  "last_run_at", "last_message", "runs", "failures", "passing"]
+
+
+def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
+             messages: bool = True) -> pd.DataFrame:
+    """`outcomes.streaks(_history(store, jobs, wanted, messages))`, its rows in order of
+    framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns of one runs × tests
+    array of their worst codes in each run, filled from the per-job vectors, and each
+    test's streak is counted down its column (`outcomes.run_streaks`), instead of a row per
+    run and test grouped again by test: the AMD-only failures' histories are hundreds of
+    thousands of rows. Runs of one lane that started at the same time are in run order.
+    The last message is its lane's last failure's, read for those (job, test) pairs only."""
+    engine = tables.open_store(store)
+    lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
+    by_parity: dict[int, list[int]] = {}
+    for test, parity in tables.aliases(engine).items():  # vendor-named spellings of a test
+        by_parity.setdefault(parity, []).append(test)
+    plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}  # (fw, hw) -> suite ->
+    for (fw, suite, hw), tests in wanted.groupby(outcomes.LANE)["parity_id"]:  # (ids, parity)
+        if (fw, suite, hw) not in lanes:
+            continue
+        pairs = sorted({(int(t), int(p)) for p in tests.unique()
+                        for t in [p] + by_parity.get(int(p), [])})
+        plan.setdefault((fw, hw), {})[suite] = (np.array([t for t, _ in pairs], np.int64),
+                                                np.array([p for _, p in pairs], np.int64))
+    job_pk, run_pk = jobs["job_pk"].to_numpy(np.int64), jobs["run_pk"].to_numpy(np.int64)
+    run_at = jobs["run_at"].to_numpy()
+    found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
+                                        for s in suites for i in lanes[(fw, s, hw)]])
+    parts = []
+    for (fw, hw), suites in plan.items():
+        columns = np.unique(np.concatenate([parity for _, parity in suites.values()]))
+        rows = np.concatenate([lanes[(fw, s, hw)] for s in suites])
+        runs, first = np.unique(run_pk[rows], return_index=True)
+        order = np.lexsort((runs, run_at[rows][first]))  # by time, then run
+        runs, when = runs[order], run_at[rows][first][order]
+        row_of = dict(zip(runs.tolist(), range(len(runs))))  # run -> its row
+        codes = np.full((len(runs), len(columns)), 255, np.uint8)  # 255: not run
+        culprit = np.zeros(codes.shape, np.int64)  # the last job (by id) failing each cell
+        for suite, (ids, parity) in suites.items():
+            col = np.searchsorted(columns, parity)
+            places: dict[int, tuple[np.ndarray, np.ndarray, bool]] = {}  # per set of ids
+            for i in sorted(lanes[(fw, suite, hw)], key=lambda i: job_pk[i]):
+                v = found.get(int(job_pk[i]), vec.EMPTY)
+                if not len(v):
+                    continue
+                place = places.get(id(v.ids))
+                if place is None:
+                    pos, hit = vec.find(v.ids, ids)
+                    at = col[hit]
+                    place = places[id(v.ids)] = (pos[hit], at, len(np.unique(at)) < len(at))
+                pos, at, repeated = place
+                r = row_of[run_pk[i]]
+                got = v.outcomes[pos]
+                if repeated:  # two spellings of one test in one job: the worst
+                    np.minimum.at(codes[r], at, got)
+                else:
+                    codes[r, at] = np.minimum(codes[r, at], got)
+                failing = at[got <= vec.FAILING]
+                culprit[r, failing] = job_pk[i]
+        st = outcomes.run_streaks(codes)
+        keep = np.flatnonzero(st["runs"] > 0)
+        part = {k: v[keep] for k, v in st.items()}
+        part["parity_id"] = columns[keep]
+        part["first_failing"] = np.where(part["streak"] > 0,
+                                         when[np.minimum(part["first"], len(when) - 1)],
+                                         np.datetime64("NaT"))
+        part["last_run_at"] = when[part["last"]]
+        part["culprit"] = culprit[np.maximum(part["last_bad"], 0), keep]
+        part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
+            np.full(len(keep), hw, object)
+        parts.append(part)
+    return _streak_frame(engine, jobs, parts, messages)
+
+
+def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
+                  messages: bool) -> pd.DataFrame:
+    """`_streaks`' frame from each lane's arrays: the tests that have a parity key (one
+    without is not followed, as in `_history`), with the texts typed as the jobs' and the
+    last messages read for the tests that failed."""
+    if not parts:
+        return pd.DataFrame(columns=STREAK_COLUMNS)
+    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
+    at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
+    a = {k: v[at >= 0] for k, v in a.items()}
+    at = at[at >= 0]
+    out = pd.DataFrame({"framework": pd.array(a["framework"], dtype=jobs["framework"].dtype),
+                        "hardware": pd.array(a["hardware"], dtype=jobs["hardware"].dtype),
+                        "parity_id": a["parity_id"],
+                        "parity_key": keys["parity_key"].array.take(at)})
+    for c in ("streak", "runs", "failures", "passing"):
+        out[c] = a[c].astype(int)
+    out["first_failing"], out["last_run_at"] = a["first_failing"], a["last_run_at"]
+    text = np.full(len(out), None, dtype=object)
+    failed = np.flatnonzero(a["last_bad"] >= 0) if messages else np.empty(0, np.int64)
+    text[failed] = _messages(engine, jobs, a["culprit"][failed], a["parity_id"][failed])
+    out["last_message"] = pd.Series(text, dtype=object)
+    return out[STREAK_COLUMNS].sort_values(["framework", "hardware", "parity_key"],
+                                           kind="stable", ignore_index=True)
 
 
 TEST_HISTORY_COLUMNS = ["run_at", "framework", "vendor", "hardware", "suite", "outcome",
@@ -348,8 +457,7 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
                                                                  HISTORY_DAYS)
     jobs = _jobs(store, framework, suite, history)
     jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
-    hist = _history(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}))
-    st = outcomes.streaks(hist)
+    st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}))
     out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
                        on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
     out = out.sort_values(["streak", "first_failing", "parity_key"],
@@ -870,8 +978,7 @@ def _explicit_passes(store, matrix: pd.DataFrame, quiet: pd.DataFrame, framework
                                                             HISTORY_DAYS)
     jobs = _jobs(store, framework, None, when)
     jobs = jobs[jobs["hardware"].isin(set(ok["amd_hardware"]))]
-    st = outcomes.streaks(_history(store, jobs, ok.rename(columns={"amd_hardware": "hardware"}),
-                                   messages=False))
+    st = _streaks(store, jobs, ok.rename(columns={"amd_hardware": "hardware"}), messages=False)
     runs = {(fw, hw, key): int(n) for fw, hw, key, n in zip(
         st["framework"], st["hardware"], st["parity_key"], st["passing"])}
     found = {fp: min(runs.get((fw, hw, t), 0) for t in tests)

@@ -478,6 +478,26 @@ def streaks(history: pd.DataFrame) -> pd.DataFrame:
     return _plain(out[cols])
 
 
+def run_streaks(codes: np.ndarray) -> dict[str, np.ndarray]:
+    """What `streaks` counts, for many tests of one lane at once: `codes` is runs × tests,
+    the rows in time order, each cell the test's worst outcome code in that run
+    (`vectors.OUTCOMES`; any code past them where it did not run). Per test (column):
+    `runs` and `failures` among the runs where it ran (passed, failed or errored),
+    `streak` and `passing` (the trailing failures and passes among them), and the rows of
+    the streak's first run (`first`, the number of runs where there is no streak), of the
+    last run it ran in (`last`) and of its last failure (`last_bad`), -1 where none."""
+    ran = codes <= RANK["passed"]  # error, failed, passed: `RAN`
+    bad = codes <= RANK["failed"]  # error, failed: `FAILED`
+    row = np.arange(codes.shape[0])[:, None]
+    last_ok = np.where(ran & ~bad, row, -1).max(axis=0, initial=-1)
+    last_bad = np.where(bad, row, -1).max(axis=0, initial=-1)
+    streak = ran & (row > last_ok)
+    return {"runs": ran.sum(axis=0), "failures": bad.sum(axis=0),
+            "streak": streak.sum(axis=0), "passing": (ran & (row > last_bad)).sum(axis=0),
+            "first": np.where(streak, row, codes.shape[0]).min(axis=0, initial=codes.shape[0]),
+            "last": np.where(ran, row, -1).max(axis=0, initial=-1), "last_bad": last_bad}
+
+
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     """Vendor-aware flaky tests from outcome histories (columns framework, vendor, hardware,
     parity_id, parity_key, commit, run_at, outcome, reruns).

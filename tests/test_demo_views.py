@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from nbclient import NotebookClient
 
-from parity.dashboard import charts, frames
+from parity.dashboard import charts, frames, outcomes, tables
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -358,6 +358,32 @@ def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):
     by_test = frames._history(demo_db, jobs.assign(failed=10**9), wanted)
     pd.testing.assert_frame_equal(by_job, by_test)
     assert by_job["message"].str.startswith("RuntimeError: HIP error").sum() >= 30
+
+
+@pytest.mark.parametrize("messages", [True, False])
+def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_db, messages):
+    """`frames._streaks` (each lane's tests as columns of a runs × tests array) gives every
+    test the streak, times, counts and last message that `outcomes.streaks` finds in its
+    run-by-run history: for the AMD-only failures (a few lanes, one suite each) and for
+    every failing test of every lane's latest run, both vendors, all suites."""
+    when = frames._recent(demo_db, None, None, None, frames.HISTORY_DAYS)
+    jobs = frames._jobs(demo_db, None, None, when)
+    amd_only = frames.test_matrix(demo_db, quadrant="amd-only fail") \
+        .rename(columns={"amd_hardware": "hardware"})
+    latest = jobs[jobs["run_at"] == jobs.groupby(outcomes.LANE)["run_at"].transform("max")]
+    failing = tables.failing_tests(tables.open_store(demo_db), latest["job_pk"]).merge(
+        latest[["job_pk"] + outcomes.LANE], on="job_pk")
+    keys = ["framework", "hardware", "parity_id"]
+    for wanted in (amd_only, failing):
+        want = outcomes.streaks(frames._history(demo_db, jobs, wanted, messages=messages))
+        got = frames._streaks(demo_db, jobs, wanted, messages=messages)
+        assert len(got) > 20
+        pd.testing.assert_frame_equal(
+            got.sort_values(keys, ignore_index=True), want.sort_values(keys, ignore_index=True))
+        assert got.equals(got.sort_values(["framework", "hardware", "parity_key"],
+                                          ignore_index=True))
+    if messages:
+        assert got["last_message"].notna().sum() >= 20
 
 
 def test_failure_messages_are_the_reduced_notable_rows_messages(demo_db, tmp_path):

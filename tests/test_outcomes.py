@@ -555,6 +555,35 @@ def test_streaks_and_flakiness_agree_with_counting_run_by_run(seed):
         assert r.last_seen == w["last_run_at"]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_run_streaks_of_a_runs_by_tests_array_are_the_streaks_of_its_history(seed):
+    """A lane's runs × tests array of worst codes, with cells where a test did not run (255),
+    skipped or xfailed: each test's counts, streak, passes since and the rows of its
+    streak's start, last run and last failure are what `streaks` finds in the same cells
+    written as a history, one row per run and test."""
+    rng = np.random.default_rng(seed)
+    codes = rng.choice([0, 1, 2, 2, 2, 4, 5, 255], size=(int(rng.integers(1, 30)), 40)) \
+        .astype(np.uint8)
+    got = outcomes.run_streaks(codes)
+    rows = [dict(framework="vllm", vendor="amd", hardware="mi300x", parity_id=t,
+                 parity_key=f"t::test_{t}", outcome=vec.OUTCOMES[c], message=None,
+                 run_at=T0 + timedelta(hours=r))
+            for r in range(codes.shape[0]) for t in range(codes.shape[1])
+            if (c := int(codes[r, t])) < len(vec.OUTCOMES)]
+    want = outcomes.streaks(pd.DataFrame(rows)).set_index("parity_id")
+    assert set(np.flatnonzero(got["runs"] > 0)) == set(want.index)
+    for t, w in want.iterrows():
+        assert (got["runs"][t], got["failures"][t], got["streak"][t], got["passing"][t]) == \
+            (w["runs"], w["failures"], w["streak"], w["passing"])
+        assert T0 + timedelta(hours=int(got["last"][t])) == w["last_run_at"]
+        if w["streak"]:
+            assert T0 + timedelta(hours=int(got["first"][t])) == w["first_failing"]
+        else:
+            assert got["first"][t] == codes.shape[0] and pd.isna(w["first_failing"])
+        failed = np.flatnonzero(codes[:, t] <= 1)
+        assert got["last_bad"][t] == (failed[-1] if len(failed) else -1)
+
+
 def test_the_first_row_of_a_history_counts_like_any_other():
     """The earliest row of the whole history (array position 0) is a test's only failure and
     only message, and another test has neither: its message and passes since are still
