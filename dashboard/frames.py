@@ -648,16 +648,20 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
         if not failing.empty:
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
-            hist = _history(store, jobs, res, messages=False)
-            st, flaky = outcomes.streaks(hist), outcomes.flakiness(hist)
+            keys = ["framework", "hardware", "parity_id"]
+            st = _streaks(store, jobs, res, messages=False)
+            # flakiness only rules out candidates, and a test's is its own rows' alone:
+            # followed for the tests whose streak could make a new failure, not for every
+            # failing test (thousands at real volume)
+            maybe = findings.new_failures(st, since=when.start)[keys].drop_duplicates()
+            flaky = outcomes.flakiness(_history(store, jobs, res.merge(maybe, on=keys),
+                                                messages=False) if len(maybe) else pd.DataFrame())
             # a finding shows its test's last message: read for the few failing tests that
             # are new failures, not for every failing test's last failure (thousands of
             # rows with their texts)
             new = findings.new_failures(st, flaky=flaky, since=when.start)
             if not new.empty:
-                keys = ["framework", "hardware", "parity_id"]
-                st = outcomes.streaks(_history(store, jobs, res.merge(
-                    new[keys].drop_duplicates(), on=keys)))
+                st = _streaks(store, jobs, res.merge(new[keys].drop_duplicates(), on=keys))
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
             parts.append(findings.tests(st, vendors, flaky=flaky, since=when.start))
     if "accuracy" in kinds:
