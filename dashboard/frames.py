@@ -306,15 +306,17 @@ STREAK_COLUMNS = ["framework", "hardware", "parity_id", "parity_key", "streak", 
                   "last_run_at", "last_message", "runs", "failures", "passing"]
 
 
-def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
-             messages: bool = True) -> pd.DataFrame:
+def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = True,
+             culprits: bool = False) -> pd.DataFrame:
     """`outcomes.streaks(_history(store, jobs, wanted, messages))`, its rows in order of
-    framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns of one runs × tests
-    array of their worst codes in each run, filled from the per-job vectors, and each
-    test's streak is counted down its column (`outcomes.run_streaks`), instead of a row per
-    run and test grouped again by test: the AMD-only failures' histories are hundreds of
-    thousands of rows. Runs of one lane that started at the same time are in run order.
-    The last message is its lane's last failure's, read for those (job, test) pairs only."""
+    framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns
+    of one runs × tests array of their worst codes in each run, filled from the per-job
+    vectors, and each test's streak is counted down its column (`outcomes.run_streaks`),
+    instead of a row per run and test grouped again by test: the AMD-only failures'
+    histories are hundreds of thousands of rows. Runs of one lane that started at the same
+    time are in run order. The last message is its lane's last failure's, read for those
+    (job, test) pairs only; `culprits` adds the job of that failure (`last_failure_job`,
+    0 where none), for a caller that reads the messages of a few of the tests itself."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
     by_parity: dict[int, list[int]] = {}
@@ -375,16 +377,17 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
             np.full(len(keep), hw, object)
         parts.append(part)
-    return _streak_frame(engine, jobs, parts, messages)
+    return _streak_frame(engine, jobs, parts, messages, culprits)
 
 
 def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
-                  messages: bool) -> pd.DataFrame:
+                  messages: bool, culprits: bool) -> pd.DataFrame:
     """`_streaks`' frame from each lane's arrays: the tests that have a parity key (one
     without is not followed, as in `_history`), with the texts typed as the jobs' and the
     last messages read for the tests that failed."""
+    columns = STREAK_COLUMNS + (["last_failure_job"] if culprits else [])
     if not parts:
-        return pd.DataFrame(columns=STREAK_COLUMNS)
+        return pd.DataFrame(columns=columns)
     a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
     at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
@@ -401,8 +404,9 @@ def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]]
     failed = np.flatnonzero(a["last_bad"] >= 0) if messages else np.empty(0, np.int64)
     text[failed] = _messages(engine, jobs, a["culprit"][failed], a["parity_id"][failed])
     out["last_message"] = pd.Series(text, dtype=object)
-    return out[STREAK_COLUMNS].sort_values(["framework", "hardware", "parity_key"],
-                                           kind="stable", ignore_index=True)
+    out["last_failure_job"] = np.where(a["last_bad"] >= 0, a["culprit"], 0)
+    return out[columns].sort_values(["framework", "hardware", "parity_key"], kind="stable",
+                                    ignore_index=True)
 
 
 TEST_HISTORY_COLUMNS = ["run_at", "framework", "vendor", "hardware", "suite", "outcome",
@@ -649,7 +653,7 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
             keys = ["framework", "hardware", "parity_id"]
-            st = _streaks(store, jobs, res, messages=False)
+            st = _streaks(store, jobs, res, messages=False, culprits=True)
             # flakiness only rules out candidates, and a test's is its own rows' alone:
             # followed for the tests whose streak could make a new failure, not for every
             # failing test (thousands at real volume)
@@ -659,9 +663,11 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
             # a finding shows its test's last message: read for the few failing tests that
             # are new failures, not for every failing test's last failure (thousands of
             # rows with their texts)
-            new = findings.new_failures(st, flaky=flaky, since=when.start)
-            if not new.empty:
-                st = _streaks(store, jobs, res.merge(new[keys].drop_duplicates(), on=keys))
+            new = findings.new_failures(st, flaky=flaky, since=when.start).index
+            st.loc[new, "last_message"] = _messages(
+                engine, jobs, st.loc[new, "last_failure_job"].to_numpy(np.int64),
+                st.loc[new, "parity_id"].to_numpy(np.int64))
+            st = st.drop(columns="last_failure_job")
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
             parts.append(findings.tests(st, vendors, flaky=flaky, since=when.start))
     if "accuracy" in kinds:
