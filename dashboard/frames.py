@@ -307,7 +307,7 @@ STREAK_COLUMNS = ["framework", "hardware", "parity_id", "parity_key", "streak", 
 
 
 def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = True,
-             culprits: bool = False) -> pd.DataFrame:
+             culprits: bool = False, flaky: bool = False) -> pd.DataFrame:
     """`outcomes.streaks(_history(store, jobs, wanted, messages))`, its rows in order of
     framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns
     of one runs × tests array of their worst codes in each run, filled from the per-job
@@ -316,7 +316,9 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     histories are hundreds of thousands of rows. Runs of one lane that started at the same
     time are in run order. The last message is its lane's last failure's, read for those
     (job, test) pairs only; `culprits` adds the job of that failure (`last_failure_job`,
-    0 where none), for a caller that reads the messages of a few of the tests itself."""
+    0 where none), for a caller that reads the messages of a few of the tests itself.
+    `flaky` adds whether `outcomes.flakiness` finds the test flaky there (a pass after a
+    rerun, or a pass and a failure on one commit), from the same arrays."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
     by_parity: dict[int, list[int]] = {}
@@ -344,6 +346,7 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
         row_of = dict(zip(runs.tolist(), range(len(runs))))  # run -> its row
         codes = np.full((len(runs), len(columns)), 255, np.uint8)  # 255: not run
         culprit = np.zeros(codes.shape, np.int64)  # the last job (by id) failing each cell
+        reruns = np.zeros(codes.shape if flaky else (0, 0), np.uint8)  # any row rerun
         for suite, (ids, parity) in suites.items():
             col = np.searchsorted(columns, parity)
             places: dict[int, tuple[np.ndarray, np.ndarray, bool]] = {}  # per set of ids
@@ -361,8 +364,12 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
                 got = v.outcomes[pos]
                 if repeated:  # two spellings of one test in one job: the worst
                     np.minimum.at(codes[r], at, got)
+                    if flaky:
+                        np.maximum.at(reruns[r], at, v.reruns[pos])
                 else:
                     codes[r, at] = np.minimum(codes[r, at], got)
+                    if flaky:
+                        reruns[r, at] = np.maximum(reruns[r, at], v.reruns[pos])
                 failing = at[got <= vec.FAILING]
                 culprit[r, failing] = job_pk[i]
         st = outcomes.run_streaks(codes)
@@ -374,18 +381,22 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
                                          np.datetime64("NaT"))
         part["last_run_at"] = when[part["last"]]
         part["culprit"] = culprit[np.maximum(part["last_bad"], 0), keep]
+        if flaky:
+            commit = pd.factorize(jobs["commit"].to_numpy()[rows][first][order])[0]
+            part["flaky"] = outcomes.run_flaky(codes, reruns, commit)[keep]
         part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
             np.full(len(keep), hw, object)
         parts.append(part)
-    return _streak_frame(engine, jobs, parts, messages, culprits)
+    return _streak_frame(engine, jobs, parts, messages, culprits, flaky)
 
 
 def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
-                  messages: bool, culprits: bool) -> pd.DataFrame:
+                  messages: bool, culprits: bool, flaky: bool) -> pd.DataFrame:
     """`_streaks`' frame from each lane's arrays: the tests that have a parity key (one
     without is not followed, as in `_history`), with the texts typed as the jobs' and the
     last messages read for the tests that failed."""
-    columns = STREAK_COLUMNS + (["last_failure_job"] if culprits else [])
+    columns = STREAK_COLUMNS + (["last_failure_job"] if culprits else []) + \
+        (["flaky"] if flaky else [])
     if not parts:
         return pd.DataFrame(columns=columns)
     a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -405,6 +416,8 @@ def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]]
     text[failed] = _messages(engine, jobs, a["culprit"][failed], a["parity_id"][failed])
     out["last_message"] = pd.Series(text, dtype=object)
     out["last_failure_job"] = np.where(a["last_bad"] >= 0, a["culprit"], 0)
+    if flaky:
+        out["flaky"] = a["flaky"]
     return out[columns].sort_values(["framework", "hardware", "parity_key"], kind="stable",
                                     ignore_index=True)
 
@@ -653,13 +666,8 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
             keys = ["framework", "hardware", "parity_id"]
-            st = _streaks(store, jobs, res, messages=False, culprits=True)
-            # flakiness only rules out candidates, and a test's is its own rows' alone:
-            # followed for the tests whose streak could make a new failure, not for every
-            # failing test (thousands at real volume)
-            maybe = findings.new_failures(st, since=when.start)[keys].drop_duplicates()
-            flaky = outcomes.flakiness(_history(store, jobs, res.merge(maybe, on=keys),
-                                                messages=False) if len(maybe) else pd.DataFrame())
+            st = _streaks(store, jobs, res, messages=False, culprits=True, flaky=True)
+            flaky = st.loc[st["flaky"], keys]  # flaky tests are not new failures
             # a finding shows its test's last message: read for the few failing tests that
             # are new failures, not for every failing test's last failure (thousands of
             # rows with their texts)
@@ -667,7 +675,7 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
             st.loc[new, "last_message"] = _messages(
                 engine, jobs, st.loc[new, "last_failure_job"].to_numpy(np.int64),
                 st.loc[new, "parity_id"].to_numpy(np.int64))
-            st = st.drop(columns="last_failure_job")
+            st = st.drop(columns=["last_failure_job", "flaky"])
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
             parts.append(findings.tests(st, vendors, flaky=flaky, since=when.start))
     if "accuracy" in kinds:

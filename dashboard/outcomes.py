@@ -498,6 +498,23 @@ def run_streaks(codes: np.ndarray) -> dict[str, np.ndarray]:
             "last": np.where(ran, row, -1).max(axis=0, initial=-1), "last_bad": last_bad}
 
 
+def run_flaky(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray) -> np.ndarray:
+    """Per column of `codes` (as `run_streaks` takes them), whether `flakiness` finds the
+    test flaky: it passed in a run where one of its rows was rerun (`reruns`, runs × tests,
+    non-zero there), or it both passed and failed on one commit (`commit`: each run's
+    commit as an integer, -1 where the run has none)."""
+    ran = codes <= RANK["passed"]
+    bad = codes <= RANK["failed"]
+    flaky = ((codes == RANK["passed"]) & (reruns > 0)).any(axis=0)
+    known = commit >= 0
+    if known.any():  # per commit, did the test fail in a run of it, did it pass
+        on = (commit[known][None, :] == np.arange(commit.max() + 1)[:, None]).astype(np.float32)
+        failed_on = on @ bad[known].astype(np.float32) > 0
+        passed_on = on @ (ran & ~bad)[known].astype(np.float32) > 0
+        flaky |= (failed_on & passed_on).any(axis=0)
+    return flaky
+
+
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     """Vendor-aware flaky tests from outcome histories (columns framework, vendor, hardware,
     parity_id, parity_key, commit, run_at, outcome, reruns).

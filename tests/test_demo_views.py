@@ -384,6 +384,13 @@ def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_d
                                           ignore_index=True))
     if messages:
         assert got["last_message"].notna().sum() >= 20
+    # and whether each test is flaky there, as `outcomes.flakiness` finds it
+    history = frames._history(demo_db, jobs, failing, messages=False)
+    flaky = outcomes.flakiness(history)
+    got = frames._streaks(demo_db, jobs, failing, messages=False, flaky=True)
+    assert got["flaky"].sum() >= 5
+    assert set(map(tuple, got.loc[got["flaky"], keys].to_numpy().tolist())) == \
+        set(map(tuple, flaky[keys].to_numpy().tolist()))
 
 
 def test_failure_messages_are_the_reduced_notable_rows_messages(demo_db, tmp_path):

@@ -584,6 +584,28 @@ def test_run_streaks_of_a_runs_by_tests_array_are_the_streaks_of_its_history(see
         assert got["last_bad"][t] == (failed[-1] if len(failed) else -1)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_run_flaky_is_the_flakiness_of_the_same_cells(seed):
+    """Runs × tests codes with reruns here and there and runs of a few commits (some
+    without one): a test is flaky by `run_flaky` exactly when `flakiness` lists it for the
+    same cells written as a history."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(2, 25)), 60)
+    codes = rng.choice([0, 1, 2, 2, 2, 2, 2, 2, 4, 5, 255], size=shape).astype(np.uint8)
+    reruns = (rng.random(shape) < 0.04).astype(np.uint8)
+    commit = rng.integers(0, 3 * shape[0], size=shape[0])  # a few commits run twice
+    commit[rng.random(shape[0]) < 0.15] = -1
+    rows = [dict(framework="vllm", vendor="amd", hardware="mi300x", parity_id=t,
+                 parity_key=f"t::test_{t}", outcome=vec.OUTCOMES[c], reruns=int(reruns[r, t]),
+                 commit=None if commit[r] < 0 else f"c{commit[r]}",
+                 run_at=T0 + timedelta(hours=r))
+            for r in range(shape[0]) for t in range(shape[1])
+            if (c := int(codes[r, t])) < len(vec.OUTCOMES)]
+    want = set(outcomes.flakiness(pd.DataFrame(rows))["parity_id"])
+    assert 0 < len(want) < shape[1] - 5
+    assert set(np.flatnonzero(outcomes.run_flaky(codes, reruns, commit))) == want
+
+
 def test_the_first_row_of_a_history_counts_like_any_other():
     """The earliest row of the whole history (array position 0) is a test's only failure and
     only message, and another test has neither: its message and passes since are still
