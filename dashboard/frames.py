@@ -324,70 +324,86 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     by_parity: dict[int, list[int]] = {}
     for test, parity in tables.aliases(engine).items():  # vendor-named spellings of a test
         by_parity.setdefault(parity, []).append(test)
-    plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}  # (fw, hw) -> suite ->
-    for (fw, suite, hw), tests in wanted.groupby(outcomes.LANE)["parity_id"]:  # (ids, parity)
+    # (framework, hardware) -> suite -> the test ids to find and their parity ids
+    plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for (fw, suite, hw), tests in wanted.groupby(outcomes.LANE)["parity_id"]:
         if (fw, suite, hw) not in lanes:
             continue
         pairs = sorted({(int(t), int(p)) for p in tests.unique()
                         for t in [p] + by_parity.get(int(p), [])})
         plan.setdefault((fw, hw), {})[suite] = (np.array([t for t, _ in pairs], np.int64),
                                                 np.array([p for _, p in pairs], np.int64))
-    job_pk, run_pk = jobs["job_pk"].to_numpy(np.int64), jobs["run_pk"].to_numpy(np.int64)
-    run_at = jobs["run_at"].to_numpy()
+    job_pk = jobs["job_pk"].to_numpy(np.int64)
     found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
                                         for s in suites for i in lanes[(fw, s, hw)]])
     parts = []
     for (fw, hw), suites in plan.items():
-        columns = np.unique(np.concatenate([parity for _, parity in suites.values()]))
-        rows = np.concatenate([lanes[(fw, s, hw)] for s in suites])
-        runs, first = np.unique(run_pk[rows], return_index=True)
-        order = np.lexsort((runs, run_at[rows][first]))  # by time, then run
-        runs, when = runs[order], run_at[rows][first][order]
-        row_of = dict(zip(runs.tolist(), range(len(runs))))  # run -> its row
-        codes = np.full((len(runs), len(columns)), 255, np.uint8)  # 255: not run
-        culprit = np.zeros(codes.shape, np.int64)  # the last job (by id) failing each cell
-        reruns = np.zeros(codes.shape if flaky else (0, 0), np.uint8)  # any row rerun
-        for suite, (ids, parity) in suites.items():
-            col = np.searchsorted(columns, parity)
-            places: dict[int, tuple[np.ndarray, np.ndarray, bool]] = {}  # per set of ids
-            for i in sorted(lanes[(fw, suite, hw)], key=lambda i: job_pk[i]):
-                v = found.get(int(job_pk[i]), vec.EMPTY)
-                if not len(v):
-                    continue
-                place = places.get(id(v.ids))
-                if place is None:
-                    pos, hit = vec.find(v.ids, ids)
-                    at = col[hit]
-                    place = places[id(v.ids)] = (pos[hit], at, len(np.unique(at)) < len(at))
-                pos, at, repeated = place
-                r = row_of[run_pk[i]]
-                got = v.outcomes[pos]
-                if repeated:  # two spellings of one test in one job: the worst
-                    np.minimum.at(codes[r], at, got)
-                    if flaky:
-                        np.maximum.at(reruns[r], at, v.reruns[pos])
-                else:
-                    codes[r, at] = np.minimum(codes[r, at], got)
-                    if flaky:
-                        reruns[r, at] = np.maximum(reruns[r, at], v.reruns[pos])
-                failing = at[got <= vec.FAILING]
-                culprit[r, failing] = job_pk[i]
-        st = outcomes.run_streaks(codes)
+        lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)
+                                   for s, tests in suites.items()}, found, flaky)
+        st = outcomes.run_streaks(lane["codes"])
         keep = np.flatnonzero(st["runs"] > 0)
         part = {k: v[keep] for k, v in st.items()}
-        part["parity_id"] = columns[keep]
+        part["parity_id"] = lane["columns"][keep]
+        when = lane["when"]
         part["first_failing"] = np.where(part["streak"] > 0,
                                          when[np.minimum(part["first"], len(when) - 1)],
                                          np.datetime64("NaT"))
         part["last_run_at"] = when[part["last"]]
-        part["culprit"] = culprit[np.maximum(part["last_bad"], 0), keep]
+        part["culprit"] = lane["culprit"][np.maximum(part["last_bad"], 0), keep]
         if flaky:
-            commit = pd.factorize(jobs["commit"].to_numpy()[rows][first][order])[0]
-            part["flaky"] = outcomes.run_flaky(codes, reruns, commit)[keep]
+            part["flaky"] = outcomes.run_flaky(lane["codes"], lane["reruns"],
+                                               lane["commit"])[keep]
         part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
             np.full(len(keep), hw, object)
         parts.append(part)
     return _streak_frame(engine, jobs, parts, messages, culprits, flaky)
+
+
+def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> dict:
+    """One (framework, hardware)'s runs × tests arrays for `_streaks`: `suites` maps each
+    suite to (its jobs' positions in `jobs`, the test ids to find, their parity ids); the
+    columns are the parity ids, the rows the runs by time (then run id). `codes` holds each
+    test's worst outcome in the run (255 where it did not run), `culprit` the last job (by
+    id) in which it failed there, `reruns` (with `flaky`) whether any row was rerun, and
+    `commit` each run's commit as an integer (-1 where none)."""
+    job_pk, run_pk = jobs["job_pk"].to_numpy(np.int64), jobs["run_pk"].to_numpy(np.int64)
+    columns = np.unique(np.concatenate([parity for _, _, parity in suites.values()]))
+    rows = np.concatenate([at for at, _, _ in suites.values()])
+    runs, first = np.unique(run_pk[rows], return_index=True)
+    first = rows[first]
+    order = np.lexsort((runs, jobs["run_at"].to_numpy()[first]))  # by time, then run
+    runs, first = runs[order], first[order]
+    row_of = dict(zip(runs.tolist(), range(len(runs))))  # run -> its row
+    codes = np.full((len(runs), len(columns)), 255, np.uint8)
+    culprit = np.zeros(codes.shape, np.int64)
+    reruns = np.zeros(codes.shape if flaky else (0, 0), np.uint8)
+    for at_jobs, ids, parity in suites.values():
+        col = np.searchsorted(columns, parity)
+        places: dict[int, tuple[np.ndarray, np.ndarray, bool]] = {}  # per set of test ids
+        for i in sorted(at_jobs, key=lambda i: job_pk[i]):
+            v = found.get(int(job_pk[i]), vec.EMPTY)
+            if not len(v):
+                continue
+            place = places.get(id(v.ids))
+            if place is None:
+                pos, hit = vec.find(v.ids, ids)
+                at = col[hit]
+                place = places[id(v.ids)] = (pos[hit], at, len(np.unique(at)) < len(at))
+            pos, at, repeated = place
+            r = row_of[run_pk[i]]
+            got = v.outcomes[pos]
+            if repeated:  # two spellings of one test in one job: the worst
+                np.minimum.at(codes[r], at, got)
+                if flaky:
+                    np.maximum.at(reruns[r], at, v.reruns[pos])
+            else:
+                codes[r, at] = np.minimum(codes[r, at], got)
+                if flaky:
+                    reruns[r, at] = np.maximum(reruns[r, at], v.reruns[pos])
+            culprit[r, at[got <= vec.FAILING]] = job_pk[i]
+    return {"columns": columns, "when": jobs["run_at"].to_numpy()[first], "codes": codes,
+            "culprit": culprit, "reruns": reruns,
+            "commit": pd.factorize(jobs["commit"].to_numpy()[first])[0]}
 
 
 def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
