@@ -676,8 +676,8 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     once (`benchmark_series`), each job's fields once, and each config's text once (a
     config's key is a hash of its text). A window of a long history holds tens of thousands
     of rows but a few thousand jobs and a few dozen series; the repeated texts were most of
-    the read. The run times come parsed (once a job, not once a row). A row stored without a series (none are, since 0014) has its own dimensions
-    read."""
+    the read. A row stored without a series (none are, since 0014) has its own dimensions
+    read. The run times come parsed, once a job rather than once a row."""
     m, series = BenchmarkMetric, BenchmarkSeries
     _require(engine, series)
     dimensions = set(SERIES_DIMENSIONS)
