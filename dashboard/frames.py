@@ -173,6 +173,24 @@ def _matrix(store, framework, hardware, suite, since, until, week, pairs, quadra
         aligned, codes, keys, found, tables.ABSENT))
 
 
+def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
+    """Per lane (`outcomes.LANE`) of the `wanted` tests that `lanes` holds: the test ids to
+    find in its jobs' vectors (each wanted parity id and its vendor-named spellings, sorted)
+    and the parity id of each."""
+    by_parity: dict[int, list[int]] = {}
+    for test, parity in tables.aliases(engine).items():  # vendor-named tests
+        by_parity.setdefault(parity, []).append(test)
+    out = {}
+    for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
+        if key not in lanes:
+            continue
+        pairs = sorted({(int(t), int(p)) for p in tests.unique()
+                        for t in [p] + by_parity.get(int(p), [])})
+        out[key] = (np.array([t for t, _ in pairs], np.int64),
+                    np.array([p for _, p in pairs], np.int64))
+    return out
+
+
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
              messages: bool = True) -> pd.DataFrame:
     """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
@@ -183,20 +201,10 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     test's last failure (`messages`)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE)["job_pk"]
-    alias = tables.aliases(engine)  # test id -> parity id, for vendor-named tests
-    by_parity: dict[int, list[int]] = {}
-    for test, parity in alias.items():
-        by_parity.setdefault(parity, []).append(test)
     lookups: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (test ids, parity ids)
-    for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
-        if key not in lanes.groups:
-            continue
-        pairs = sorted({(int(t), int(p)) for p in tests.unique()
-                        for t in [p] + by_parity.get(int(p), [])})
-        ids = np.array([t for t, _ in pairs], np.int64)
-        parity = np.array([p for _, p in pairs], np.int64)
+    for key, tests in _spellings(engine, wanted, lanes.groups).items():
         for job in lanes.get_group(key):
-            lookups[int(job)] = (ids, parity)
+            lookups[int(job)] = tests
     found = tables.job_vectors(engine, lookups)
     cols: dict[str, list[np.ndarray]] = {"job": [], "parity_id": [], "code": [], "rerun": []}
     # where a lane's tests sit in a job's ids, found once per set of ids (the jobs that ran
@@ -321,18 +329,10 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     rerun, or a pass and a failure on one commit), from the same arrays."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
-    by_parity: dict[int, list[int]] = {}
-    for test, parity in tables.aliases(engine).items():  # vendor-named spellings of a test
-        by_parity.setdefault(parity, []).append(test)
     # (framework, hardware) -> suite -> the test ids to find and their parity ids
     plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
-    for (fw, suite, hw), tests in wanted.groupby(outcomes.LANE)["parity_id"]:
-        if (fw, suite, hw) not in lanes:
-            continue
-        pairs = sorted({(int(t), int(p)) for p in tests.unique()
-                        for t in [p] + by_parity.get(int(p), [])})
-        plan.setdefault((fw, hw), {})[suite] = (np.array([t for t, _ in pairs], np.int64),
-                                                np.array([p for _, p in pairs], np.int64))
+    for (fw, suite, hw), tests in _spellings(engine, wanted, lanes).items():
+        plan.setdefault((fw, hw), {})[suite] = tests
     job_pk = jobs["job_pk"].to_numpy(np.int64)
     found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
                                         for s in suites for i in lanes[(fw, s, hw)]])
