@@ -191,14 +191,13 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
     return out
 
 
-def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
-             messages: bool = True) -> pd.DataFrame:
+def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
     followed only in the lane it was found in: one row per (run, hardware, test), the worst
-    of its jobs' outcomes. Outcomes and reruns come from the per-job outcome vectors, and
-    the rows are assembled as integer arrays (a 60-day history of thousands of failing tests
-    is hundreds of thousands of rows); the raw results are read only for the message of each
-    test's last failure (`messages`)."""
+    of its jobs' outcomes (`flaky_tests`' input). Outcomes and reruns come from the per-job
+    outcome vectors, and the rows are assembled as integer arrays (a 60-day history of
+    thousands of failing tests is hundreds of thousands of rows); no raw result is read, so
+    `message` is empty (the streaks and their last messages: `_streaks`)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE)["job_pk"]
     lookups: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # job -> (test ids, parity ids)
@@ -233,10 +232,8 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     # one row per (run, hardware, test): the worst outcome first, then the order read
     key = outcomes.key_codes(outcomes.key_codes(*(jobs[c] for c in by))[job_at],
                              a["parity_id"])
-    message = _last_failure_messages(engine, a, jobs, job_at) if messages \
-        else np.full(len(key), None, dtype=object)
     if key.max(initial=-1) + 1 == len(key):  # one job per run and hardware: nothing to reduce
-        keep, reruns, text = np.arange(len(key)), a["rerun"], message
+        keep, reruns = np.arange(len(key)), a["rerun"]
     else:
         order = np.lexsort((np.arange(len(key)), a["code"]))  # worst first, stable
         seen = key[order]
@@ -246,10 +243,6 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
         at[seen[first]] = np.arange(int(first.sum()))  # key -> its row in the output
         reruns = np.zeros(len(keep), np.int64)
         np.maximum.at(reruns, at[key], a["rerun"])
-        text = np.full(len(keep), None, dtype=object)
-        has = order[pd.notna(message[order])]  # rows with a message, worst first
-        once = ~pd.Series(key[has]).duplicated().to_numpy()
-        text[at[key[has[once]]]] = message[has[once]]
     # the texts as categories of the jobs' (or the tests') few values: taking hundreds of
     # thousands of rows of a text column costs more than the streaks computed from them
     rows = job_at[keep]
@@ -259,7 +252,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame,
     out["parity_key"] = _categories(keys["parity_key"], key_at[keep])
     out["outcome"] = outcomes.outcome_categories(a["code"][keep])
     out["reruns"] = reruns
-    out["message"] = pd.Series(text, dtype=object)
+    out["message"] = None
     out["skip_category"] = None
     return out
 
@@ -271,26 +264,6 @@ def _categories(column: pd.Series, at: np.ndarray) -> pd.Categorical:
     """`column`'s values at the positions `at`, as a categorical of its distinct values."""
     codes, values = pd.factorize(column)
     return pd.Categorical.from_codes(codes[at], pd.Index(values, dtype=column.dtype))
-
-
-def _last_failure_messages(engine, a: dict[str, np.ndarray], jobs: pd.DataFrame,
-                           job_at: np.ndarray) -> np.ndarray:
-    """The message of each test's latest failing row in its lane (None elsewhere): what a
-    history view shows as the last message, read from the raw results of those jobs only."""
-    out = np.full(len(job_at), None, dtype=object)
-    failed = np.flatnonzero(a["code"] <= vec.FAILING)
-    if not len(failed):
-        return out
-    lane = outcomes.key_codes(*(jobs[c] for c in outcomes.LANE))[job_at[failed]]
-    group = outcomes.key_codes(lane, a["parity_id"][failed])
-    # each group's latest row, the last read among rows of one time: the largest of (time
-    # rank, place) as one integer (a sort of every failed row by four keys cost more)
-    when = np.unique(jobs["run_at"].to_numpy(), return_inverse=True)[1][job_at[failed]]
-    latest = np.full(int(group.max()) + 1, -1, np.int64)
-    np.maximum.at(latest, group, when.astype(np.int64) * len(failed) + np.arange(len(failed)))
-    last = failed[latest % len(failed)]
-    out[last] = _messages(engine, jobs, a["job"][last], a["parity_id"][last])
-    return out
 
 
 def _messages(engine, jobs: pd.DataFrame, job_pks: np.ndarray,
@@ -316,7 +289,7 @@ STREAK_COLUMNS = ["framework", "hardware", "parity_id", "parity_key", "streak", 
 
 def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = True,
              culprits: bool = False, flaky: bool = False) -> pd.DataFrame:
-    """`outcomes.streaks(_history(store, jobs, wanted, messages))`, its rows in order of
+    """`outcomes.streaks` of the `wanted` tests' run-by-run history, its rows in order of
     framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns
     of one runs × tests array of their worst codes in each run, filled from the per-job
     vectors, and each test's streak is counted down its column (`outcomes.run_streaks`),
@@ -730,8 +703,7 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     if suspect.empty:
         return outcomes.flakiness(pd.DataFrame())
     res = tables.failing_tests(tables.open_store(store), suspect["job_pk"], reruns=True)
-    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"),
-                    messages=False)
+    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"))
     out = outcomes.flakiness(hist)
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out

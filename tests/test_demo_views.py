@@ -347,46 +347,62 @@ def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, 
 
 
 def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):
-    """A history's last-failure messages come from every notable row of the failing jobs
+    """The streaks' last-failure messages come from every notable row of the failing jobs
     when those rows are few, else from the wanted tests' rows only: both reads give every
-    (run, hardware, test) the same message."""
+    (hardware, test) the same message."""
     matrix = frames.test_matrix(demo_db, quadrant="amd-only fail")
     when = frames._recent(demo_db, None, None, None, frames.HISTORY_DAYS)
     jobs = frames._jobs(demo_db, None, None, when)
     wanted = matrix.rename(columns={"amd_hardware": "hardware"})
-    by_job = frames._history(demo_db, jobs.assign(failed=0, error=0, flaky=0), wanted)
-    by_test = frames._history(demo_db, jobs.assign(failed=10**9), wanted)
+    by_job = frames._streaks(demo_db, jobs.assign(failed=0, error=0, flaky=0), wanted)
+    by_test = frames._streaks(demo_db, jobs.assign(failed=10**9), wanted)
     pd.testing.assert_frame_equal(by_job, by_test)
-    assert by_job["message"].str.startswith("RuntimeError: HIP error").sum() >= 30
+    assert by_job["last_message"].str.startswith("RuntimeError: HIP error").sum() >= 30
 
 
-@pytest.mark.parametrize("messages", [True, False])
-def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_db, messages):
+def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_db):
     """`frames._streaks` (each lane's tests as columns of a runs × tests array) gives every
-    test the streak, times, counts and last message that `outcomes.streaks` finds in its
-    run-by-run history: for the AMD-only failures (a few lanes, one suite each) and for
-    every failing test of every lane's latest run, both vendors, all suites."""
+    test the streak, times and counts that `outcomes.streaks` finds in its run-by-run
+    history, and as last message that of its lane's latest failing raw row: for the
+    AMD-only failures (a few lanes, one suite each) and for every failing test of every
+    lane's latest run, both vendors, all suites."""
+    engine = tables.open_store(demo_db)
     when = frames._recent(demo_db, None, None, None, frames.HISTORY_DAYS)
     jobs = frames._jobs(demo_db, None, None, when)
     amd_only = frames.test_matrix(demo_db, quadrant="amd-only fail") \
         .rename(columns={"amd_hardware": "hardware"})
     latest = jobs[jobs["run_at"] == jobs.groupby(outcomes.LANE)["run_at"].transform("max")]
-    failing = tables.failing_tests(tables.open_store(demo_db), latest["job_pk"]).merge(
+    failing = tables.failing_tests(engine, latest["job_pk"]).merge(
         latest[["job_pk"] + outcomes.LANE], on="job_pk")
     keys = ["framework", "hardware", "parity_id"]
     for wanted in (amd_only, failing):
-        want = outcomes.streaks(frames._history(demo_db, jobs, wanted, messages=messages))
-        got = frames._streaks(demo_db, jobs, wanted, messages=messages)
+        want = outcomes.streaks(frames._history(demo_db, jobs, wanted))
+        got = frames._streaks(demo_db, jobs, wanted)
         assert len(got) > 20
-        pd.testing.assert_frame_equal(
-            got.sort_values(keys, ignore_index=True), want.sort_values(keys, ignore_index=True))
         assert got.equals(got.sort_values(["framework", "hardware", "parity_key"],
                                           ignore_index=True))
-    if messages:
+        got = got.sort_values(keys, ignore_index=True)
+        pd.testing.assert_frame_equal(got.drop(columns="last_message"),
+                                      want.sort_values(keys, ignore_index=True)
+                                      .drop(columns="last_message"))
+        assert frames._streaks(demo_db, jobs, wanted, messages=False)["last_message"] \
+            .isna().all()
+        # the message of each test's latest failing row in its lanes' jobs (later run,
+        # then later job), from the raw rows
+        lane_jobs = jobs.merge(wanted[outcomes.LANE].drop_duplicates(), on=outcomes.LANE)
+        raw = tables.results(engine, lane_jobs["job_pk"], wanted["parity_id"].unique())
+        raw = raw[raw["outcome"].isin(["failed", "error"])].merge(
+            lane_jobs[["job_pk", "run_pk", "run_at"] + outcomes.LANE], on="job_pk") \
+            .merge(wanted[outcomes.LANE + ["parity_id"]].drop_duplicates(),
+                   on=outcomes.LANE + ["parity_id"])
+        last = raw.sort_values(["run_at", "run_pk", "job_pk"], kind="stable") \
+            .drop_duplicates(keys, keep="last")
+        expected = got[keys].merge(last[keys + ["message"]], on=keys, how="left")["message"]
+        assert got["last_message"].tolist() == \
+            [None if pd.isna(m) else m for m in expected.tolist()]
         assert got["last_message"].notna().sum() >= 20
     # and whether each test is flaky there, as `outcomes.flakiness` finds it
-    history = frames._history(demo_db, jobs, failing, messages=False)
-    flaky = outcomes.flakiness(history)
+    flaky = outcomes.flakiness(frames._history(demo_db, jobs, failing))
     got = frames._streaks(demo_db, jobs, failing, messages=False, flaky=True)
     assert got["flaky"].sum() >= 5
     assert set(map(tuple, got.loc[got["flaky"], keys].to_numpy().tolist())) == \
