@@ -6,6 +6,7 @@ stable hash of its rule and subject, so recomputing on the same store gives the 
 and an issue can be found again whatever its title became."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import tomllib
@@ -51,16 +52,17 @@ def fingerprint(rule: str, framework: str, hardware: str, subject: str) -> str:
 
 def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="",
          *, encode: bool = True) -> dict:
-    """An alert row; its evidence as JSON text, or left a dict (`encode=False`) for
-    `evaluate` to encode once it knows which rows stay (`_encoded`)."""
-    return dict(fingerprint=fingerprint(rule, framework, hardware, subject), rule=rule,
-                priority=rules[rule]["priority"], framework=framework, hardware=hardware,
-                subject=subject, since=since,
+    """An alert row; its evidence as JSON text, or left a dict and its fingerprint unset
+    (`encode=False`) for `evaluate` to finish once it knows which rows stay (`_encoded`):
+    most of thousands of failing tests end up gathered in their file's alert."""
+    return dict(fingerprint=fingerprint(rule, framework, hardware, subject) if encode else None,
+                rule=rule, priority=rules[rule]["priority"], framework=framework,
+                hardware=hardware, subject=subject, since=since,
                 evidence=_json(evidence) if encode else evidence, url=url or "")
 
 
-def _json(evidence: dict) -> str:
-    return json.dumps(evidence, sort_keys=True, default=str)
+# json.dumps(evidence, sort_keys=True, default=str), without making an encoder per row
+_json = json.JSONEncoder(sort_keys=True, default=str).encode
 
 
 def _evidence(row: dict) -> dict:
@@ -72,6 +74,8 @@ def _encoded(rows: list[dict]) -> list[dict]:
     for r in rows:
         if isinstance(r["evidence"], dict):
             r["evidence"] = _json(r["evidence"])
+        if r["fingerprint"] is None:
+            r["fingerprint"] = fingerprint(r["rule"], r["framework"], r["hardware"], r["subject"])
     return rows
 
 
@@ -147,6 +151,7 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
 GROUP_LISTED = 50  # tests named in a file alert's evidence, at most
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a test's key on every lane it fails on, every call
 def test_file(parity_key: str) -> str:
     """The module of a test's parity key, without its classes:
     `tests.kernels.test_moe.TestFused::test_a[1]` -> `tests.kernels.test_moe` (a path-style
