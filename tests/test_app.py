@@ -94,6 +94,34 @@ def test_regressions_kinds_filter(demo_store):
     assert set(found["kind"]) == {"performance"}
 
 
+def test_the_warm_up_computes_what_each_page_reads(demo_store, monkeypatch):
+    """`common.warm` computes each page's views with the default filters (what `parity serve`
+    does at start-up), under the very keys the pages read: a first visit of any page after
+    it computes no view at all, and one with another filter computes its own."""
+    import streamlit as st
+
+    from parity.dashboard import frames
+    from parity.dashboard.app import common
+
+    st.cache_data.clear()
+    done = common.warm(list(common.PAGES))
+    assert {"headline", "alerts", "test_matrix", "performance_history", "capability_parity",
+            "regressions", "flaky_tests", "fleet"} <= set(done)
+    computed: list[str] = []
+    for name in set(done):
+        view = getattr(frames, name)
+        monkeypatch.setattr(frames, name, lambda *a, _v=view, _n=name, **kw: (
+            computed.append(_n), _v(*a, **kw))[1])
+    for page in PAGES:
+        at = open_page(page)
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(at.dataframe) >= 1
+    assert computed == []
+    open_page("tests", framework="vllm")
+    assert sorted(computed) == ["amd_only_failures", "skip_parity", "test_matrix"]
+    st.cache_data.clear()
+
+
 def test_the_apps_connection_cannot_write_on_postgres(pg_engine):
     from parity.dashboard import tables
     from tests.builder import Builder

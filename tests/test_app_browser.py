@@ -17,6 +17,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED = "ghp_PLANTEDtokenNEVERshown_0123456789"
 SCORECARD = ".st-key-scorecard [data-testid='stDataFrame']"
+# a page's script has run to its end and nothing of an earlier run is left on it
+DONE = ("() => document.querySelector(\"[data-testid='stApp']\")?.dataset.testScriptState"
+        " === 'notRunning' && !document.querySelector(\"[data-stale='true']\")")
 
 
 def free_port() -> int:
@@ -132,29 +135,28 @@ def test_the_root_forwards_to_the_overview_with_its_query(browser, app):
 
 
 
-def test_the_overview_is_computed_before_the_server_answers(browser, demo_db, tmp_path):
-    """`parity serve` computes the overview's views, with the default filters, into the cache
-    its visitors read before it answers: with the store taken away once the server answered,
-    the overview still shows its scorecard and alerts, while a page it did not compute says
-    the store cannot be read. The server also says what it computed."""
-    db = tmp_path / "store.db"
-    shutil.copy(demo_db, db)
-    proc, base = serve(db)
+def test_every_page_is_computed_before_the_server_answers(browser, demo_db):
+    """`parity serve` computes every page's views, with the default filters, into the cache
+    its visitors read before it answers, and says which; then each page renders whole.
+    (`test_app.test_the_warm_up_computes_what_each_page_reads` shows that a first visit
+    then computes nothing.)"""
+    proc, base = serve(demo_db)
     try:
-        db.rename(tmp_path / "gone.db")
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{base}/overview")
-        page.wait_for_selector(SCORECARD, timeout=60_000)
-        page.wait_for_selector("text=Alerts", timeout=60_000)
-        page.wait_for_load_state("networkidle")
-        assert not page.locator("[data-testid='stException']").count()
-        page.goto(f"{base}/coverage")  # not computed at start-up: it needs the store
-        page.wait_for_selector("[data-testid='stException'], [data-testid='stAlert']",
-                               timeout=60_000)
-        assert page.locator("[data-testid='stException']").count() \
-            or "unable to open" in page.content().lower()
+        for path in ("overview", "tests", "performance", "accuracy", "capabilities",
+                     "coverage", "regressions", "runners"):
+            page.goto(f"{base}/{path}")
+            page.wait_for_selector(SCORECARD if path == "overview"
+                                   else "[data-testid='stDataFrame']", timeout=60_000)
+            page.wait_for_function(DONE, timeout=60_000)
+            assert not page.locator("[data-testid='stException']").count(), path
         page.close()
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0].decode()
-    assert "computed headline, alerts, rocm_stack, untrusted_runs, sources, fleet in" in out
+    said = next(line for line in out.splitlines() if "before accepting connections" in line)
+    assert said.split("computed ", 1)[1].startswith(
+        "headline, alerts, rocm_stack, untrusted_runs, sources, fleet, amd_only_failures, "
+        "test_matrix, skip_parity, performance_summary, performance_parity, pareto, "
+        "performance_history, accuracy_parity, coverage, capability_parity, regressions, "
+        "flaky_tests in ")

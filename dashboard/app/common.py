@@ -33,29 +33,69 @@ def view(name: str, **kw) -> pd.DataFrame:
     return _view(name, store_url(), tuple(sorted(kw.items())))
 
 
-def overview_calls(kw: dict) -> dict[str, dict]:
-    """The overview's views and the filters each takes, from the page's filters: the one list
-    the page and the start-up warm-up (`warm`) both read, so the two compute the same cache
-    entries."""
+KINDS = ("performance", "test", "accuracy")  # the regressions page's kinds, all by default
+
+
+def page_calls(page: str, kw: dict) -> dict[str, dict]:
+    """The views `page` shows whatever is picked on it, each with the filters it takes, from
+    the page's filters: the one list the page and the start-up warm-up (`warm`) both read,
+    so the two compute the same cache entries. (A view of one picked config or test is
+    not in it: `history_call` gives the performance page's default one.)"""
     pick = lambda *names: {k: v for k, v in kw.items() if k in names}  # noqa: E731
-    return {"headline": dict(kw), "alerts": pick("framework", "week"),
-            "rocm_stack": pick("framework", "week"), "untrusted_runs": {"week": kw.get("week")},
-            "sources": {}, "fleet": {"week": kw.get("week")}}
+    week = {"week": kw.get("week")}
+    return {
+        "overview": {"headline": dict(kw), "alerts": pick("framework", "week"),
+                     "rocm_stack": pick("framework", "week"), "untrusted_runs": week,
+                     "sources": {}, "fleet": week},
+        "tests": {"amd_only_failures": dict(kw), "test_matrix": dict(kw),
+                  "skip_parity": dict(kw)},
+        "performance": {"performance_summary": dict(kw), "performance_parity": dict(kw),
+                        "pareto": pick("framework", "week")},
+        "accuracy": {"accuracy_parity": dict(kw)},
+        "capabilities": {"capability_parity": dict(kw)},
+        "coverage": {"coverage": dict(kw), "skip_parity": dict(kw)},
+        "regressions": {"regressions": dict(kw, kinds=KINDS), "flaky_tests": dict(kw)},
+        "runners": {"fleet": {"hardware": kw.get("hardware"), **week}},
+    }[page]
+
+
+def configs(ratios: pd.DataFrame) -> list[str]:
+    """The performance page's configs to pick from (`performance_parity` rows), in order."""
+    return sorted(set(ratios["model"] + " · " + ratios["metric"] + " · " + ratios["config"]))
+
+
+def history_call(ratios: pd.DataFrame, pick: str, kw: dict) -> dict:
+    """The `performance_history` filters of the config `pick` (one of `configs`)."""
+    model, metric, config = pick.split(" · ", 2)
+    row = ratios[(ratios["model"] == model) & (ratios["metric"] == metric)
+                 & (ratios["config"] == config)].iloc[0]
+    return dict(framework=row["framework"], model=model, metric=metric,
+                match_key=row["match_key"], week=kw.get("week"))
 
 
 DEFAULT_FILTERS = {"framework": None, "hardware": None, "week": None}  # what `filters` gives
 # a visitor who opens a page without query parameters
 
 
-def warm() -> list[str]:
-    """Compute the landing page's views with its default filters into the cache that visitors
-    read (what `parity serve` does before it accepts connections); the views computed."""
+def warm(pages=tuple(PAGES)) -> list[str]:
+    """Compute `pages`' views with their default filters into the cache that visitors read
+    (what `parity serve` does before it accepts connections); the views computed, the
+    performance page's default config history among them."""
     if not has_data():
         return []
-    calls = overview_calls(DEFAULT_FILTERS)
-    for name, kw in calls.items():
-        view(name, **kw)
-    return list(calls)
+    done = []
+    for page in pages:
+        calls = page_calls(page, DEFAULT_FILTERS)
+        for name, kw in calls.items():
+            view(name, **kw)
+            done.append(name)
+        if page == "performance":
+            ratios = view("performance_parity", **calls["performance_parity"])
+            if not ratios.empty:
+                view("performance_history",
+                     **history_call(ratios, configs(ratios)[0], DEFAULT_FILTERS))
+                done.append("performance_history")
+    return list(dict.fromkeys(done))
 
 
 def chart(name: str, df: pd.DataFrame, key: str | None = None) -> None:

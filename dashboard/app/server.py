@@ -1,7 +1,9 @@
 """What `parity serve` runs: the app (`main.py`) as a Streamlit `st.App` whose start-up
-computes the overview's views, with the default filters, into the cache visitors read before
-the server accepts connections. The first visitor after a restart then sees the landing page
-as fast as the next one; the server reports ready (`/_stcore/health`) once that is done."""
+computes every page's views, with the default filters, into the cache visitors read before
+the server accepts connections, the overview's first. The first visitor of any page after a
+restart then sees it as fast as the next one; the server reports ready (`/_stcore/health`)
+once that is done. (Computed in a thread while serving, they slowed the first visitor's
+page: the two share the interpreter.)"""
 from __future__ import annotations
 
 import asyncio
@@ -27,7 +29,7 @@ async def _warm(_app):
                     time.perf_counter() - start)
     except Exception as exc:  # noqa: BLE001 - the page shows the error to its visitor
         # the exception's type only: its text may carry the store's URL
-        LOG.warning("parity: warming the overview failed (%s); its first visitor computes it",
+        LOG.warning("parity: warming the pages failed (%s); their first visitors compute them",
                     type(exc).__name__)
     yield
 

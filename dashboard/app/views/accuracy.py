@@ -6,7 +6,8 @@ from parity.dashboard.app import common as c
 kw = c.page("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per config and "
             "concurrency; a cliff is a concurrency where AMD falls well below its other "
             "concurrencies or below NVIDIA.")
-acc = c.view("accuracy_parity", **kw)
+calls = c.page_calls("accuracy", kw)
+acc = c.view("accuracy_parity", **calls["accuracy_parity"])
 c.chart("accuracy_parity", acc, key="accuracy_chart")
 cliffs = acc[acc["cliff"].fillna(False).astype(bool)] if not acc.empty else acc
 st.subheader(f"Cliffs ({len(cliffs)})")

@@ -7,7 +7,8 @@ from parity.dashboard.app import common as c
 kw = c.page("Capabilities", "Per framework × capability × hardware: not tested, tested without "
             "an accuracy gate, gated and failing, gated and passing. A combination counts only "
             "when one lane exercised all of it.")
-caps = c.view("capability_parity", **kw)
+calls = c.page_calls("capabilities", kw)
+caps = c.view("capability_parity", **calls["capability_parity"])
 c.chart("capability_parity", caps, key="capability_chart")
 st.dataframe(caps, hide_index=True, key="capabilities",
              column_config={"url": st.column_config.LinkColumn("run", display_text="open")})

@@ -5,10 +5,11 @@ from parity.dashboard.app import common as c
 
 kw = c.page("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that build but run "
             "nothing, have no accuracy gate, or are stale.")
-gaps = c.view("coverage", **kw)
+calls = c.page_calls("coverage", kw)
+gaps = c.view("coverage", **calls["coverage"])
 st.dataframe(gaps, hide_index=True, key="gaps")
 c.chart("coverage", gaps, key="coverage_chart")
-skips = c.view("skip_parity", **kw)
+skips = c.view("skip_parity", **calls["skip_parity"])
 st.subheader("Vendor-gated skips")
 st.dataframe(skips[skips["vendor_gated"]] if not skips.empty else skips, hide_index=True,
              key="gated")

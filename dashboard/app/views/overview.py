@@ -7,7 +7,7 @@ from parity.dashboard.app import common as c
 kw = c.page("Parity overview", "AMD against its NVIDIA reference on the same terms: coverage of "
             "the reference's suites, pass rate on the same tests, performance at matched "
             "configs, accuracy, open findings and the fleet.")
-calls = c.overview_calls(kw)
+calls = c.page_calls("overview", kw)
 head = c.view("headline", **calls["headline"])
 if head.empty:
     st.warning("No AMD lane with an NVIDIA reference ran in this window.")

@@ -6,29 +6,26 @@ from parity.dashboard.app import common as c
 
 kw = c.page("Performance", "AMD/NVIDIA at matched configs (model, precision, parallelism, "
             "ISL/OSL, concurrency); > 1 means AMD is better.")
-summary = c.view("performance_summary", **kw)
+calls = c.page_calls("performance", kw)
+summary = c.view("performance_summary", **calls["performance_summary"])
 st.subheader("Summary")
 st.dataframe(summary, hide_index=True, key="summary")
 c.chart("performance_summary", summary, key="summary_chart")
-ratios = c.view("performance_parity", **kw)
+ratios = c.view("performance_parity", **calls["performance_parity"])
 st.subheader("Ratios per config")
 st.dataframe(ratios.drop(columns=["match_key"], errors="ignore"), hide_index=True, key="ratios")
 st.subheader("Throughput per GPU against interactivity")
-front = c.view("pareto", **{k: v for k, v in kw.items() if k != "hardware"})
+front = c.view("pareto", **calls["pareto"])
 c.chart("pareto", front, key="pareto_chart")
 st.subheader("One config's history")
 if not ratios.empty:
-    configs = sorted(set(ratios["model"] + " · " + ratios["metric"] + " · " + ratios["config"]))
+    configs = c.configs(ratios)
     wanted = st.query_params.get("config", "")
     pick = st.selectbox("Config", configs, index=configs.index(wanted) if wanted in configs else 0,
                         key="f_config")
     if st.query_params.get("config") != pick:
         st.query_params["config"] = pick
-    model, metric, config = pick.split(" · ", 2)
-    row = ratios[(ratios["model"] == model) & (ratios["metric"] == metric)
-                 & (ratios["config"] == config)].iloc[0]
-    hist = c.view("performance_history", framework=row["framework"], model=model, metric=metric,
-                  match_key=row["match_key"], week=kw.get("week"))
+    hist = c.view("performance_history", **c.history_call(ratios, pick, kw))
     c.chart("performance_history", hist, key="history_chart")
 c.notebook(f"frames.performance_summary({c.kwargs_text(kw)})",
            f"ratios = frames.performance_parity({c.kwargs_text(kw)})",

@@ -5,7 +5,8 @@ from parity.dashboard.app import common as c
 
 kw = c.page("Regressions & flaky tests", "Change points in performance series, new test "
             "failures, accuracy drops and cliffs; tests that pass and fail on the same code.")
-kinds_all = ["performance", "test", "accuracy"]
+calls = c.page_calls("regressions", kw)
+kinds_all = list(c.KINDS)
 asked = [k for k in st.query_params.get("kinds", "").split(",") if k in kinds_all] or kinds_all
 kinds = st.multiselect("Kinds", kinds_all, default=asked, key="f_kinds")
 if sorted(kinds) != kinds_all:
@@ -18,7 +19,7 @@ st.subheader(f"Findings ({len(found)})")
 st.dataframe(found, hide_index=True, key="findings",
              column_config={"url": st.column_config.LinkColumn("link")})
 c.chart("regressions", found, key="findings_chart")
-flaky = c.view("flaky_tests", **kw)
+flaky = c.view("flaky_tests", **calls["flaky_tests"])
 st.subheader(f"Flaky tests ({len(flaky)})")
 st.dataframe(flaky, hide_index=True, key="flaky")
 c.notebook(f"found = frames.regressions({c.kwargs_text(kw)}, kinds={tuple(kinds)!r})",

@@ -5,8 +5,9 @@ from parity.dashboard.app import common as c
 
 kw = c.page("Runners", "Self-hosted runners per vendor pool from the latest snapshot, and how "
             "long jobs waited for one.", amd_only=False, framework=False)
-fleet = c.view("fleet", hardware=kw["hardware"], week=kw.get("week"))
+calls = c.page_calls("runners", kw)
+fleet = c.view("fleet", **calls["fleet"])
 st.dataframe(fleet, hide_index=True, key="fleet")
 c.chart("fleet", fleet, key="fleet_chart")
-c.notebook(f"fleet = frames.fleet({c.kwargs_text({'hardware': kw['hardware'], 'week': kw.get('week')})})",
+c.notebook(f"fleet = frames.fleet({c.kwargs_text(calls['fleet'])})",
            "charts.fleet(fleet)")

@@ -6,6 +6,7 @@ from parity.dashboard.app import common as c
 
 kw = c.page("Tests", "Which tests fail or are skipped only on AMD, and a test's history on "
             "every hardware.")
+calls = c.page_calls("tests", kw)
 test = st.query_params.get("test", "")
 if test:  # keep it in the URL (a link to this same page may not put it there)
     st.query_params["test"] = test
@@ -25,7 +26,7 @@ if test:
                f"framework={kw['framework']!r})", "charts.test_history(hist)")
     st.divider()
 
-failures = c.view("amd_only_failures", **kw)
+failures = c.view("amd_only_failures", **calls["amd_only_failures"])
 st.subheader(f"AMD-only failures ({len(failures)})")
 if failures.empty:
     st.caption("None: every test failing on AMD fails on NVIDIA too, or passes.")
@@ -39,10 +40,10 @@ else:
     st.dataframe(failures, hide_index=True, key="failures")
     c.chart("amd_only_failures", failures, key="failures_chart")
 
-matrix = c.view("test_matrix", **kw)
+matrix = c.view("test_matrix", **calls["test_matrix"])
 st.subheader("Parity matrix")
 c.chart("test_matrix", matrix, key="matrix_chart")
-skips = c.view("skip_parity", **kw)
+skips = c.view("skip_parity", **calls["skip_parity"])
 st.subheader("Skips")
 st.dataframe(skips, hide_index=True, key="skips")
 c.notebook(f"frames.amd_only_failures({c.kwargs_text(kw)})",
