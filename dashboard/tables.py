@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -91,6 +92,37 @@ def open_store(store: Store = None) -> Engine:
     if isinstance(store, Engine):
         return store
     return _read_only_engine(normalise_url(store))
+
+
+def version(store: Store = None) -> str:
+    """A token that changes whenever anything is written to the store, for a cache of views
+    to hold their frames until then (`dashboard/app/common.py`). SQLite: the identity, size
+    and modification time of the file and of its write-ahead log (every commit writes one of
+    them; a new file renamed over the store is another file). PostgreSQL: the server's
+    write-ahead log position, which any write moves (a write to another database of the
+    server too: then a view is computed again for nothing, never kept past a change). The
+    empty text elsewhere, and for a store that is not there."""
+    url = make_url(str(store.url) if isinstance(store, Engine) else normalise_url(store))
+    backend = url.get_backend_name()
+    if backend == "sqlite":
+        if not url.database or url.database == ":memory:":
+            return ""
+        marks = []
+        for path in (url.database, url.database + "-wal"):
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+            # an empty log is no log: a reader's first connection makes one
+            marks.append(f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+                         if st and st.st_size else "-")
+        return " ".join(marks)
+    if backend == "postgresql":
+        with open_store(store).connect() as conn:
+            return str(conn.exec_driver_sql(
+                "SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                "ELSE pg_current_wal_lsn() END::text").scalar())
+    return ""
 
 
 def newest_run(engine: Engine):

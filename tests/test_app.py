@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import text
 
 from parity.collectors import demo
+from parity.db.engine import make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MAIN = str(ROOT / "dashboard" / "app" / "main.py")
@@ -119,6 +120,34 @@ def test_the_warm_up_computes_what_each_page_reads(demo_store, monkeypatch):
     assert computed == []
     open_page("tests", framework="vllm")
     assert sorted(computed) == ["amd_only_failures", "skip_parity", "test_matrix"]
+    st.cache_data.clear()
+
+
+def test_a_cached_view_is_computed_again_once_the_store_changes(demo_db, tmp_path,
+                                                               monkeypatch):
+    """The app reuses a view's frame until the store changes, not for a fixed time: a write
+    (here a new nightly's results) is shown on the next render."""
+    import shutil
+
+    import streamlit as st
+
+    from parity.dashboard import frames
+    from parity.dashboard.app import common
+    from tests.builder import Builder
+
+    db = tmp_path / "store.db"
+    shutil.copy(demo_db, db)
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{db}")
+    st.cache_data.clear()
+    calls = []
+    scorecard = frames.scorecard
+    monkeypatch.setattr(frames, "scorecard", lambda *a, **kw: (calls.append(1),
+                                                                 scorecard(*a, **kw))[1])
+    before = common.view("scorecard")
+    assert common.view("scorecard").equals(before) and len(calls) == 1
+    Builder(make_engine(db)).tests("mi999x", {"test_new": "passed"}, fw="vllm", day=400)
+    after = common.view("scorecard")
+    assert len(calls) == 2 and "mi999x" in set(after["hardware"]) - set(before["hardware"])
     st.cache_data.clear()
 
 

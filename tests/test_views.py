@@ -12,6 +12,7 @@ from scipy import stats
 from parity.dashboard import charts, frames, tables
 from parity.dashboard.intervals import wilson
 from parity.dashboard.period import Period
+from parity.db.engine import make_engine
 from tests.builder import DAY0, Builder
 
 
@@ -217,6 +218,33 @@ def test_accuracy_cliff_and_ordinary_noise(sbuild):
     found = frames.regressions(sbuild.engine)
     cliffs = found[found["status"] == "cliff"]
     assert len(cliffs) == 1 and cliffs.iloc[0]["hardware"] == "mi355x"
+
+
+def test_the_store_version_moves_with_every_write_and_with_no_read(build, tmp_path):
+    """`tables.version` (what the app keys its cached views on) changes with each write to
+    the store, whatever is written, and stays put while views only read it; a SQLite file
+    renamed over the store is another store."""
+    engine = build.engine
+    url = engine.url.render_as_string(hide_password=False)
+    build.tests("mi355x", {"test_a": "passed"})
+    first = tables.version(url)
+    assert first and tables.version(engine) == first
+    for view in ("scorecard", "alerts", "test_matrix", "regressions"):
+        getattr(frames, view)(url)
+    assert tables.version(url) == first
+    build.tests("mi355x", {"test_a": "failed"}, run="r2", day=1)
+    second = tables.version(url)
+    assert second != first
+    build.runners([("mi355x", "online", False)])  # not a result: a runner snapshot
+    assert tables.version(url) != second
+    if engine.dialect.name == "sqlite":
+        other = tmp_path / "other.db"
+        Builder(make_engine(other)).tests("mi355x", {"test_a": "passed"})
+        before = tables.version(url)
+        engine.dispose()
+        other.replace(engine.url.database)
+        assert tables.version(url) != before
+        assert tables.version(tmp_path / "absent.db") == "- -"
 
 
 def test_regressions_find_a_step_and_a_new_failure(sbuild):

@@ -8,9 +8,12 @@ import re
 import pandas as pd
 import streamlit as st
 
-from parity.dashboard import charts, frames
+from parity.dashboard import charts, frames, tables
 
-TTL = 60  # seconds a view's result is reused; the collector adds data at most this stale
+# A view's result is reused until the store changes (`tables.version`, part of its key), at
+# most TTL seconds; at most ENTRIES results per function are kept, the least recent dropped
+TTL = 15 * 60
+ENTRIES = 48
 WEEK = re.compile(r"^\d{4}-W\d{2}$")
 PAGES = {"overview": "views/overview.py", "tests": "views/tests.py",
          "performance": "views/performance.py", "accuracy": "views/accuracy.py",
@@ -23,14 +26,15 @@ def store_url() -> str:
     return os.environ.get("PARITY_DB_URL", "")
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _view(name: str, url: str, kw: tuple) -> pd.DataFrame:
+@st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)
+def _view(name: str, url: str, kw: tuple, version: str) -> pd.DataFrame:
     return getattr(frames, name)(url or None, **dict(kw))
 
 
 def view(name: str, **kw) -> pd.DataFrame:
-    """`frames.<name>(**kw)` on the configured store, cached for `TTL` seconds per store."""
-    return _view(name, store_url(), tuple(sorted(kw.items())))
+    """`frames.<name>(**kw)` on the configured store, cached until the store changes."""
+    url = store_url()
+    return _view(name, url, tuple(sorted(kw.items())), tables.version(url or None))
 
 
 KINDS = ("performance", "test", "accuracy")  # the regressions page's kinds, all by default
@@ -102,8 +106,8 @@ def chart(name: str, df: pd.DataFrame, key: str | None = None) -> None:
     st.altair_chart(getattr(charts, name)(df), key=key)
 
 
-@st.cache_data(ttl=TTL, show_spinner=False)
-def _choices(url: str) -> dict:
+@st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)
+def _choices(url: str, version: str) -> dict:
     card = frames.scorecard(url or None)
     return {"frameworks": sorted(set(card["framework"])),
             "amd": sorted(set(card.loc[card["vendor"] == "amd", "hardware"])),
@@ -112,7 +116,8 @@ def _choices(url: str) -> dict:
 
 
 def choices() -> dict:
-    return _choices(store_url())
+    url = store_url()
+    return _choices(url, tables.version(url or None))
 
 
 def has_data() -> bool:
