@@ -10,8 +10,10 @@ import functools
 import hashlib
 import json
 import tomllib
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from parity.db.models import TEST_ALERT_RULES as TEST_RULES  # one list, shared with the collectors
@@ -194,6 +196,25 @@ def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
         since = [r["since"] for r in members if r["since"] is not None and not pd.isna(r["since"])]
         out.append(_row(rule, rules, fw, hw, path, min(since) if since else None, ev))
     return out
+
+
+def alone(failures: pd.DataFrame, rules: dict, groups=frozenset()) -> np.ndarray:
+    """Which rows of `failures` (amd_only_failures) `evaluate` makes an alert of their own,
+    as `group` decides: streak long enough, and their file neither over the rule's
+    `group_above` nor gathered on record. Only those show their test's last message (a file
+    alert names its tests), so a caller reads the messages of those rows only."""
+    rule = rules.get("amd_only_failure")
+    if rule is None or failures.empty:
+        return np.zeros(len(failures), bool)
+    fires = (failures["streak"] >= int(rule.get("min_streak", 2))).to_numpy()
+    files = [(fw, hw, test_file(key)) for fw, hw, key in zip(
+        failures["framework"].tolist(), failures["amd_hardware"].tolist(),
+        failures["parity_key"].tolist())]
+    count = Counter(f for f, on in zip(files, fires) if on)
+    above = int(rule.get("group_above", 0) or 0)
+    single = [not ((above and count[f] > above) or ("amd_only_failure", *f) in groups)
+              for f in files]
+    return fires & np.array(single, bool)
 
 
 def group_tests(evidence: str | dict) -> list[str]:

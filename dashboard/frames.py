@@ -451,9 +451,10 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
 
 
 def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
-                   week) -> pd.DataFrame:
+                   week, shown=None) -> pd.DataFrame:
     """`amd_only_failures` from the matrix's AMD-only failures: each test's streak in its
-    lane's history."""
+    lane's history. `shown`: which rows of that frame (without messages) a caller shows the
+    last message of; the others' is not read (None). Default: every row's."""
     cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "streak",
             "first_failing", "last_run_at", "runs", "failures", "last_message"]
     if matrix.empty:
@@ -463,12 +464,20 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
                                                                  HISTORY_DAYS)
     jobs = _jobs(store, framework, suite, history)
     jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
-    st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}))
+    st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}),
+                  messages=shown is None, culprits=shown is not None)
     out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
                        on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
     out = out.sort_values(["streak", "first_failing", "parity_key"],
-                          ascending=[False, True, True])
-    return out[cols].reset_index(drop=True)
+                          ascending=[False, True, True], ignore_index=True)
+    if shown is not None:
+        want = np.flatnonzero(shown(out[cols]) & (out["last_failure_job"] > 0).to_numpy())
+        text = np.full(len(out), None, dtype=object)
+        text[want] = _messages(tables.open_store(store), jobs,
+                               out["last_failure_job"].to_numpy(np.int64)[want],
+                               out["parity_id"].to_numpy(np.int64)[want])
+        out["last_message"] = pd.Series(text, dtype=object)
+    return out[cols]
 
 
 def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=None,
@@ -946,8 +955,11 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     # rows are cut from their rows (`tables.one_read`) instead of read again
     found = _regressions(store, framework, hardware, None, since, until, week, None,
                          MIN_EFFECT, ("performance", "accuracy"), amd_only=True)
+    # the last message is shown by a failing test's own alert only, not by a file's
+    failures = _failing_since(store, failing, framework, None, since, until, week,
+                              shown=lambda f: alert_rules.alone(f, rule_set, groups))
     out = alert_rules.evaluate(
-        rule_set, failures=_failing_since(store, failing, framework, None, since, until, week),
+        rule_set, failures=failures,
         matrix=matrix if both else pd.DataFrame(),
         coverage=coverage(store, **kw), findings=found,
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),

@@ -449,3 +449,32 @@ def test_the_demo_observes_passes_of_quiet_test_alerts(demo_db, tmp_path):
     assert again.attrs["explicit_passes"][fp] == passes(ok["parity_key"]) >= 1
     # a file alert: the fewest passing runs over its tests
     assert again.attrs["explicit_passes"][group_fp] == min(passes(k) for k in members) >= 1
+
+
+@pytest.mark.parametrize("above", [0, 1, 4])
+def test_only_the_failures_alerted_alone_show_a_message(demo_db, above):
+    """`alone` marks the AMD-only failures `evaluate` makes an alert of their own (the only
+    ones whose last message an alert shows, which `frames.alerts` therefore reads alone):
+    with every other row's message taken away, the alerts are the same; a row it marks is
+    one alert, with its message; and a file gathered on record stays gathered."""
+    import pandas as pd
+
+    rules = rules_mod.load_rules()
+    rules["amd_only_failure"]["group_above"] = above
+    failures = frames.amd_only_failures(demo_db)
+    first = failures.iloc[0]
+    groups = {("amd_only_failure", first["framework"], first["amd_hardware"],
+               rules_mod.test_file(first["parity_key"]))}
+    mask = rules_mod.alone(failures, rules, groups)
+    assert mask.any() and not mask.all() and not mask[0]
+    empty = pd.DataFrame()
+    kw = dict(matrix=empty, coverage=empty, findings=empty, fleet=empty, groups=groups)
+    whole = rules_mod.evaluate(rules, failures=failures, **kw)
+    cut = failures.assign(last_message=failures["last_message"].where(mask, None))
+    pd.testing.assert_frame_equal(whole, rules_mod.evaluate(rules, failures=cut, **kw))
+    keys = lambda df, hw, key: set(zip(df["framework"], df[hw], df[key]))  # noqa: E731
+    alerted = keys(whole, "hardware", "subject")
+    assert keys(failures[mask], "amd_hardware", "parity_key") <= alerted
+    assert not keys(failures[~mask], "amd_hardware", "parity_key") & alerted
+    single = whole[whole["subject"].isin(failures.loc[mask, "parity_key"])]
+    assert all("last_message" in json.loads(e) for e in single["evidence"])
