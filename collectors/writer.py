@@ -347,6 +347,7 @@ class Writer:
             self._tests(conn, job_pk, art_pk, result)
         if result.benchmarks:
             store.add_benchmarks(conn, self._benchmark_rows(job_pk, art_pk, result))
+            state.benchmarks(conn, [job_pk])  # the job's arrays, in step
         if result.accuracy:
             store.add_accuracy(conn, self._accuracy_rows(job_pk, art_pk, result))
         return "ingested", result.record_count

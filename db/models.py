@@ -253,6 +253,26 @@ class JobOutcome(Base):
     reruns: Mapped[bytes] = mapped_column(LargeBinary)  # uint8, 1 where a row was rerun
 
 
+class JobBenchmark(Base):
+    """Each job's benchmark rows as one row of parallel arrays, in the rows' id order: their
+    ids, series (0: none), artifacts and record numbers (int64 little-endian) and values
+    (float64, NaN where none). Written with the rows, in the same transaction; `parity db
+    rebuild-state` derives it again from them. A view's window of benchmark values is read
+    from a few hundred of these instead of tens of thousands of rows, whose per-value
+    objects were most of that read (`dashboard.tables`)."""
+
+    __tablename__ = "job_benchmark"
+
+    job_pk: Mapped[int] = mapped_column(ForeignKey("ci_job.id", ondelete="CASCADE"),
+                                        primary_key=True)
+    rows: Mapped[int] = mapped_column(Integer, default=0)
+    ids: Mapped[bytes] = mapped_column(LargeBinary)
+    series: Mapped[bytes] = mapped_column(LargeBinary)
+    artifacts: Mapped[bytes] = mapped_column(LargeBinary)
+    records: Mapped[bytes] = mapped_column(LargeBinary)
+    values: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class _Counts:
     """Test counts by outcome, the rerun-passed (`flaky`) and vendor-gated skips, and the
     summed duration: a job's per group (`TestSummary`) and over all groups (`JobSummary`)."""

@@ -1,4 +1,4 @@
--- Parity's SQLite schema at revision 0018, as the migration chain leaves it: a new store is made
+-- Parity's SQLite schema at revision 0019, as the migration chain leaves it: a new store is made
 -- from this file (db/migrate.py). Written by `parity db schema --write`; do not edit by hand.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -373,6 +373,18 @@ CREATE TABLE "job_outcome" (
 	PRIMARY KEY (job_pk), 
 	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE, 
 	FOREIGN KEY(set_pk) REFERENCES test_set (id)
+);
+
+CREATE TABLE job_benchmark (
+	job_pk INTEGER NOT NULL, 
+	rows INTEGER NOT NULL, 
+	ids BLOB NOT NULL, 
+	series BLOB NOT NULL, 
+	artifacts BLOB NOT NULL, 
+	records BLOB NOT NULL, 
+	"values" BLOB NOT NULL, 
+	PRIMARY KEY (job_pk), 
+	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE
 );
 
 CREATE INDEX ix_test_case_parity_id ON test_case (parity_id);

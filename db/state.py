@@ -1,5 +1,6 @@
 """State derived from the raw results and kept with them: the per-job outcome vectors
-(`job_outcome`, `db.vectors`), whose sets of test ids are stored once each (`test_set`).
+(`job_outcome`, `db.vectors`), whose sets of test ids are stored once each (`test_set`),
+and each job's benchmark rows as arrays (`job_benchmark`, `benchmarks`).
 
 The writer adds a report's tests to its job's vector in the transaction that stores the
 report's results, so the two never disagree and a killed ingest leaves neither. `complete()`
@@ -17,7 +18,8 @@ import numpy as np
 from sqlalchemy import Connection, Engine, delete, exists, select, text
 
 from parity.db import store
-from parity.db.models import ALIAS, CiJob, JobOutcome, TestCase, TestResult, TestSet
+from parity.db.models import (ALIAS, BenchmarkMetric, CiJob, JobBenchmark, JobOutcome,
+                               TestCase, TestResult, TestSet)
 from parity.db.vectors import EMPTY, Vector, codes, ids_from_bytes, merge, reduce
 
 CHUNK = 500  # jobs per read of vectors
@@ -154,16 +156,20 @@ def _jobs_with_results(conn: Connection, without_vector: bool = False) -> list[i
 
 
 def complete(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> int:
-    """Derive the vectors of the jobs that lack one; the number derived."""
+    """Derive the vectors of the jobs that lack one, and the benchmark arrays
+    (`complete_benchmarks`); the number of vectors derived."""
     with engine.connect() as conn:
         todo = _jobs_with_results(conn, without_vector=True)
+    complete_benchmarks(engine)
     return _fill(engine, todo, echo) if todo else 0
 
 
 def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> int:
-    """Derive every job's vector again from the raw rows; the number of jobs. Each chunk of
-    jobs is replaced in its own transaction, so an interrupted rebuild leaves every vector
-    either the old one or the new one, both derived from the same rows."""
+    """Derive every job's vector and benchmark arrays (`rebuild_benchmarks`) again from the
+    raw rows; the number of vectors. Each chunk of jobs is replaced in its own transaction,
+    so an interrupted rebuild leaves every vector either the old one or the new one, both
+    derived from the same rows."""
+    echo(f"state: the benchmark arrays of {rebuild_benchmarks(engine):,} jobs")
     with engine.connect() as conn:
         jobs = _jobs_with_results(conn)
     done = _fill(engine, jobs, echo)
@@ -173,4 +179,80 @@ def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> 
                                      ~exists().where(CiJob.id == t.c.job_pk,
                                                      CiJob.raw_pruned_at.is_not(None))))
         forget_unused_sets(conn)
+    return done
+
+
+BENCHMARK_ARRAYS = {"ids": np.int64, "series": np.int64, "artifacts": np.int64,
+                    "records": np.int64, "values": np.float64}
+
+
+def benchmarks(conn: Connection, job_pks: Iterable[int]) -> None:
+    """Derive these jobs' `job_benchmark` rows from their benchmark rows (in the caller's
+    transaction: the writer's, right after it stored them); a job without any has none."""
+    wanted = sorted({int(j) for j in job_pks})
+    if not wanted:
+        return
+    m, t = BenchmarkMetric, JobBenchmark.__table__
+    rows = conn.execute(select(m.job_pk, m.id, m.series_pk, m.artifact_pk, m.record_no, m.value)
+                        .where(m.job_pk.in_(wanted)).order_by(m.job_pk, m.id)).all()
+    conn.execute(delete(t).where(t.c.job_pk.in_(wanted)))
+    if not rows:
+        return
+    jobs = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    columns = {name: np.array([np.nan if v is None else v for v in values], dtype)
+               if dtype is np.float64 else np.array([v or 0 for v in values], dtype)
+               for (name, dtype), values in zip(BENCHMARK_ARRAYS.items(), list(zip(*rows))[1:])}
+    cuts = np.flatnonzero(np.diff(jobs)) + 1
+    conn.execute(t.insert(), [
+        {"job_pk": int(jobs[a]), "rows": int(b - a),
+         **{name: np.ascontiguousarray(c[a:b]).astype(c.dtype.newbyteorder("<")).tobytes()
+            for name, c in columns.items()}}
+        for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(rows)])])
+
+
+def read_benchmarks(conn: Connection, job_pks: Iterable[int]) -> dict[str, np.ndarray]:
+    """The `job_benchmark` arrays of these jobs joined, with each row's `job_pk`, in job and
+    then row id order."""
+    wanted = sorted({int(j) for j in job_pks})
+    found = _rows(conn, "SELECT job_pk, ids, series, artifacts, records, \"values\" "
+                  "FROM job_benchmark", "job_pk", wanted)
+    found.sort(key=lambda r: r[0])
+    out = {name: np.concatenate([np.empty(0, dtype)] + [
+        np.frombuffer(bytes(r[i]), np.dtype(dtype).newbyteorder("<")).astype(dtype)
+        for r in found]) for i, (name, dtype) in enumerate(BENCHMARK_ARRAYS.items(), 1)}
+    out["job_pk"] = np.repeat(np.array([r[0] for r in found], np.int64),
+                              [len(r[1]) // 8 for r in found])
+    return out
+
+
+def _jobs_with_benchmarks(conn: Connection, without_arrays: bool = False) -> list[int]:
+    stmt = select(CiJob.id).where(exists().where(BenchmarkMetric.job_pk == CiJob.id))
+    if without_arrays:
+        stmt = stmt.where(~exists().where(JobBenchmark.job_pk == CiJob.id))
+    return list(conn.execute(stmt.order_by(CiJob.id)).scalars())
+
+
+def _fill_benchmarks(engine: Engine, job_pks: list[int]) -> int:
+    for i in range(0, len(job_pks), CHUNK):
+        with engine.begin() as conn:
+            benchmarks(conn, job_pks[i:i + CHUNK])
+    return len(job_pks)
+
+
+def complete_benchmarks(engine: Engine) -> int:
+    """Derive the arrays of the jobs that have benchmark rows but none; how many."""
+    with engine.connect() as conn:
+        todo = _jobs_with_benchmarks(conn, without_arrays=True)
+    return _fill_benchmarks(engine, todo)
+
+
+def rebuild_benchmarks(engine: Engine) -> int:
+    """Derive every job's benchmark arrays again from its rows; the number of jobs. Each
+    chunk is replaced in its own transaction; arrays of jobs whose rows are gone go."""
+    with engine.connect() as conn:
+        jobs = _jobs_with_benchmarks(conn)
+    done = _fill_benchmarks(engine, jobs)
+    with engine.begin() as conn:
+        t = JobBenchmark.__table__
+        conn.execute(delete(t).where(~exists().where(BenchmarkMetric.job_pk == t.c.job_pk)))
     return done

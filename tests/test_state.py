@@ -29,6 +29,13 @@ def snapshot(engine) -> dict:
             .join(s, s.id == t.set_pk).order_by(t.job_pk))}
 
 
+def bench_snapshot(engine) -> dict:
+    """Each job's benchmark arrays as stored (`job_benchmark`)."""
+    t = models.JobBenchmark.__table__
+    with engine.connect() as conn:
+        return {row[0]: tuple(row[1:]) for row in conn.execute(select(t).order_by(t.c.job_pk))}
+
+
 def report(tests: dict[str, str], reasons=None, reruns=None) -> ParseResult:
     reasons, reruns = reasons or {}, reruns or {}
     return ParseResult(format="junit", tests=[
@@ -105,6 +112,7 @@ def test_rebuild_state_command(tmp_path, capsys):
                   "JOIN benchmark_series s ON s.id = b.series_pk ORDER BY b.id")
     with engine.connect() as conn:
         named = conn.execute(series).all()
+    benched = bench_snapshot(engine)
     with engine.begin() as conn:  # totals out of step with the groups: derived again
         conn.execute(text("UPDATE job_summary SET total = 0, failed = failed + 1"))
         conn.execute(text("DELETE FROM job_summary WHERE job_pk = (SELECT MIN(job_pk) "
@@ -123,6 +131,14 @@ def test_rebuild_state_command(tmp_path, capsys):
     assert kept and kept == summed
     with engine.connect() as conn:  # the same series as ingest named (by key)
         assert len(named) > 100 and conn.execute(series).all() == named
+        ids = dict(conn.execute(text("SELECT b.id, b.series_pk FROM benchmark_metric b")).all())
+    # the benchmark arrays were derived after the series were: they name them
+    got = bench_snapshot(engine)
+    assert got.keys() == benched.keys()
+    for job, (rows, row_ids, series_pks, *_) in got.items():
+        assert np.frombuffer(series_pks, "<i8").tolist() == [
+            ids[i] for i in np.frombuffer(row_ids, "<i8").tolist()]
+        assert rows == benched[job][0] and row_ids == benched[job][1]
 
 
 @pytest.mark.parametrize("revision", ["0006", "0011"])  # before the vectors, the job totals
@@ -296,8 +312,18 @@ def test_demo_history_state_equals_a_rebuild(engine):
             "SELECT COUNT(DISTINCT job_pk) FROM test_result")).scalar()
         results = conn.execute(text("SELECT COUNT(*) FROM test_result")).scalar()
     assert len(kept) == jobs_with_tests and sum(v[0] for v in kept.values()) == results
+    benched = bench_snapshot(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT COUNT(*) FROM benchmark_metric")).scalar()
+    assert rows > 100 and sum(v[0] for v in benched.values()) == rows
+    with engine.begin() as conn:  # arrays lost or out of step: derived again
+        conn.execute(text("DELETE FROM job_benchmark WHERE job_pk = (SELECT MIN(job_pk) "
+                          "FROM job_benchmark)"))
+        conn.execute(text("UPDATE job_benchmark SET rows = 0 WHERE job_pk = (SELECT MAX("
+                          "job_pk) FROM job_benchmark)"))
     assert state.rebuild(engine) == jobs_with_tests
     assert snapshot(engine) == kept
+    assert bench_snapshot(engine) == benched
 
 
 def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tmp_path):
@@ -329,17 +355,17 @@ def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tm
     assert len(set(per_run)) <= 3  # one size per framework's nightly run: no half run
     job_totals, summed = totals(engine)
     assert job_totals and job_totals == summed
-    kept = snapshot(engine)
+    kept, benched = snapshot(engine), bench_snapshot(engine)
     state.rebuild(engine)
-    assert snapshot(engine) == kept
+    assert snapshot(engine) == kept and bench_snapshot(engine) == benched
     engine.dispose()
     assert subprocess.run(cmd, capture_output=True).returncode == 0
     engine = make_engine(db)
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(DISTINCT run_id) FROM ci_run")).scalar() == 3 * 40
-    kept = snapshot(engine)
+    kept, benched = snapshot(engine), bench_snapshot(engine)
     state.rebuild(engine)
-    assert snapshot(engine) == kept
+    assert snapshot(engine) == kept and bench_snapshot(engine) == benched and benched
     engine.dispose()
 
 

@@ -477,7 +477,7 @@ def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(e
     from alembic import command
 
     from parity.dashboard import frames, tables
-    from parity.db import store
+    from parity.db import state, store
     from parity.db.migrate import alembic_config
 
     sizes = demo.plan(3, results=3_000)
@@ -486,6 +486,7 @@ def test_0014_gives_every_benchmark_row_its_series_and_the_reads_stay_the_same(e
         conn.execute(text("UPDATE benchmark_metric SET tp = NULL, request_rate = NULL "
                           "WHERE concurrency = 16"))
         conn.execute(text("UPDATE benchmark_metric SET series_pk = NULL WHERE concurrency = 16"))
+    state.rebuild_benchmarks(engine)  # the jobs' arrays, as a store with such rows has them
     dims = ", ".join(m.SERIES_DIMENSIONS)
     same = " AND ".join(f"s.{c} IS NOT DISTINCT FROM b.{c}" if engine.dialect.name != "sqlite"
                         else f"s.{c} IS b.{c}" for c in m.SERIES_DIMENSIONS)
@@ -549,3 +550,38 @@ def test_series_of_more_dimensions_than_one_in_list_holds_are_made_once(engine):
         again = store.series_pks(conn, dims + dims[:3])
         kept = conn.execute(text("SELECT COUNT(*) FROM benchmark_series")).scalar()
     assert len(set(first.values())) == len(dims) == kept and again == first
+
+
+def test_0019_gives_a_store_with_benchmark_rows_their_arrays(engine):
+    """A 0018 store with benchmark rows upgrades in place: each job with rows gets its
+    arrays (`job_benchmark`), equal to what ingest writes, and the views read the same."""
+    from alembic import command
+
+    from parity.dashboard import frames
+    from parity.db import state
+    from parity.db.migrate import alembic_config
+    from tests.builder import Builder
+
+    build = Builder(engine)
+    for day, (amd, nv) in enumerate([(90.0, 100.0), (91.0, 101.0), (60.0, 100.0)]):
+        build.bench("mi355x", amd, run=f"r{day}", day=day, repeats=[amd, amd + 1])
+        build.bench("b200", nv, run=f"r{day}", day=day)
+    arrays = text("SELECT job_pk, rows, ids, series, artifacts, records, \"values\" "
+                  "FROM job_benchmark ORDER BY job_pk")
+    with engine.connect() as conn:
+        written = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                   for r in conn.execute(arrays).all()]
+    ratios = frames.performance_parity(engine)
+    assert len(written) == 6 and sum(r[1] for r in written) == 9 and len(ratios) == 1
+    command.downgrade(alembic_config(engine), "0018")
+    assert "job_benchmark" not in inspect(engine).get_table_names()
+    upgrade(engine)
+    assert current_revision(engine) == HEAD
+    with engine.connect() as conn:
+        assert [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                for r in conn.execute(arrays).all()] == written
+    pd.testing.assert_frame_equal(frames.performance_parity(engine), ratios)
+    with engine.connect() as conn:
+        got = state.read_benchmarks(conn, [r[0] for r in written])
+    assert sorted(got["values"].tolist()) == sorted([90.0, 91.0, 91.0, 92.0, 60.0, 61.0,
+                                                     100.0, 101.0, 100.0])

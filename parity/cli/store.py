@@ -77,10 +77,10 @@ def cmd_db_rebuild_state(args) -> int:
 
     eng = engine(args)
     upgrade(eng)
-    jobs = state.rebuild(eng, echo=print)
     with eng.begin() as conn:
         store.sum_summaries(conn)
         rows = store.name_series(conn)
+    jobs = state.rebuild(eng, echo=print)  # after the series: the benchmark arrays carry them
     store.analyze(eng)
     print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results, every "
           f"job's totals from its group counts, and the series of {rows:,} benchmark rows")
