@@ -705,9 +705,9 @@ BENCHMARK_COLUMNS = [_b.artifact_pk, _b.record_no, _b.benchmark, _b.model, _b.me
 
 def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     """The benchmark rows of the window with their job's fields, as one joined read gives
-    them, from four reads: the rows' numbers with their series, each series' dimensions
-    once (`benchmark_series`), each job's fields once, and each config's text once (a
-    config's key is a hash of its text). A window of a long history holds tens of thousands
+    them, from four reads: the rows' numbers with their series, as each job's arrays
+    (`job_benchmark`), each series' dimensions once (`benchmark_series`), each job's fields
+    once, and each config's text once (a config's key is a hash of its text). A window of a long history holds tens of thousands
     of rows but a few thousand jobs and a few dozen series; the repeated texts were most of
     the read. A row stored without a series (none are, since 0014) has its own dimensions
     read. The run times come parsed, once a job rather than once a row."""
@@ -715,9 +715,9 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     _require(engine, series, JobBenchmark)
     dimensions = set(SERIES_DIMENSIONS)
     own = [c for c in columns if c.key != "config" and c.key not in dimensions]
-    # the numbers of the window's jobs' rows, from each job's arrays (`job_benchmark`): a
-    # read of the rows themselves made a Python object of every value (29,250 rows of the
-    # 50M store's default lookback: 53 -> 5 ms)
+    # the numbers of the window's jobs' rows, from each job's arrays: a read of the rows
+    # themselves made a Python object of every value (the 50M store's default lookback,
+    # 29,250 rows: `benchmarks` 70 -> 39 ms)
     with engine.connect() as conn:
         window = conn.execute(select(CiJob.id).where(
             CiJob.id.in_(_window_jobs(engine, framework, when)))).scalars().all()
