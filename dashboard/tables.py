@@ -584,7 +584,7 @@ def pair_tests(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> p
     parts = []
     for pair in sorted({p for p, _ in sides}):
         amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
-        union = np.union1d(amd.ids, ref.ids)
+        union = vec.union(amd.ids, ref.ids)
         if not len(union):
             continue
         row = {"pair": np.full(len(union), pair, np.int64), "parity_id": union}

@@ -93,3 +93,19 @@ def test_vectors_are_immutable_and_empty_is_empty():
         v.ids = np.array([2], np.int64)
     assert vec.EMPTY.to_bytes() == (b"", b"", b"", b"")
     assert [len(getattr(vec.EMPTY, f)) for f in ("ids", "outcomes", "skips", "reruns")] == [0] * 4
+
+
+def test_union_is_numpys_on_sorted_unsorted_and_empty_ids():
+    """`union` gives what `np.union1d` gives, whatever the inputs' order or overlap."""
+    rng = np.random.default_rng(7)
+    cases = [(np.empty(0, np.int64), np.empty(0, np.int64)),
+             (np.array([5], np.int64), np.empty(0, np.int64)),
+             (np.empty(0, np.int64), np.array([3, 3, 1], np.int64))]
+    for _ in range(20):
+        a = rng.integers(-50, 50, rng.integers(0, 80))
+        b = rng.integers(-50, 50, rng.integers(0, 80))
+        cases += [(a, b), (np.unique(a), np.unique(b)),
+                  (np.unique(rng.integers(-2**62, 2**62, 500)), np.unique(b))]
+    for a, b in cases:
+        got = vec.union(a, b)
+        assert got.dtype == np.int64 and np.array_equal(got, np.union1d(a, b).astype(np.int64))
