@@ -340,7 +340,7 @@ def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> 
     id) in which it failed there, `reruns` (with `flaky`) whether any row was rerun, and
     `commit` each run's commit as an integer (-1 where none)."""
     job_pk, run_pk = jobs["job_pk"].to_numpy(np.int64), jobs["run_pk"].to_numpy(np.int64)
-    columns = np.unique(np.concatenate([parity for _, _, parity in suites.values()]))
+    columns = vec.distinct(np.concatenate([parity for _, _, parity in suites.values()]))
     rows = np.concatenate([at for at, _, _ in suites.values()])
     runs, first = np.unique(run_pk[rows], return_index=True)
     first = rows[first]
@@ -361,7 +361,7 @@ def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> 
             if place is None:
                 pos, hit = vec.find(v.ids, ids)
                 at = col[hit]
-                place = places[id(v.ids)] = (pos[hit], at, len(np.unique(at)) < len(at))
+                place = places[id(v.ids)] = (pos[hit], at, len(vec.distinct(at)) < len(at))
             pos, at, repeated = place
             r = row_of[run_pk[i]]
             got = v.outcomes[pos]

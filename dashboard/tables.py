@@ -338,7 +338,7 @@ KEYS_KEPT = 400_000
 def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     """parity_id -> parity_key for these tests, in parity id order (a parity id no stored
     test has is left out)."""
-    wanted = np.unique(np.fromiter((int(p) for p in parity_ids), np.int64))
+    wanted = vec.distinct(np.fromiter((int(p) for p in parity_ids), np.int64))
     with _KEYS_LOCK:
         ids, keys = _KEYS
         pos, held = vec.find(ids, wanted)

@@ -107,16 +107,23 @@ def merge(*vectors: Vector) -> Vector:
                     for f in ("ids", "outcomes", "skips", "reruns")))
 
 
+def distinct(ids) -> np.ndarray:
+    """The sorted distinct values of `ids` (int64), as `np.unique` gives them, by a stable
+    sort: NumPy 2's `np.unique` hashes, which for ids that are sorted or nearly (a lane's
+    tests, two vectors one after the other) costs far more than one pass (150,000 ids:
+    23 ms against 0.2 ms sorted, 8 ms in random order)."""
+    out = np.sort(np.asarray(ids, np.int64).ravel(), kind="stable")
+    if len(out) < 2:
+        return out
+    return out[np.concatenate([[True], out[1:] != out[:-1]])]
+
+
 def union(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The sorted distinct ids of `a` and `b`, as `np.union1d` gives them. Two vectors' ids
     are each sorted, and a stable sort of the two runs one after the other merges them in
-    one pass, where `np.union1d` sorts them from scratch (two lanes of 75,000 tests: 17 ->
-    0.7 ms)."""
-    both = np.concatenate([np.asarray(a, np.int64).ravel(), np.asarray(b, np.int64).ravel()])
-    both.sort(kind="stable")
-    if len(both) < 2:
-        return both
-    return both[np.concatenate([[True], both[1:] != both[:-1]])]
+    one pass (two lanes of 75,000 tests: 17 -> 0.7 ms)."""
+    return distinct(np.concatenate([np.asarray(a, np.int64).ravel(),
+                                    np.asarray(b, np.int64).ravel()]))
 
 
 def find(sorted_ids: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -95,8 +95,9 @@ def test_vectors_are_immutable_and_empty_is_empty():
     assert [len(getattr(vec.EMPTY, f)) for f in ("ids", "outcomes", "skips", "reruns")] == [0] * 4
 
 
-def test_union_is_numpys_on_sorted_unsorted_and_empty_ids():
-    """`union` gives what `np.union1d` gives, whatever the inputs' order or overlap."""
+def test_union_and_distinct_are_numpys_on_sorted_unsorted_and_empty_ids():
+    """`union` gives what `np.union1d` gives and `distinct` what `np.unique` gives,
+    whatever the inputs' order or overlap."""
     rng = np.random.default_rng(7)
     cases = [(np.empty(0, np.int64), np.empty(0, np.int64)),
              (np.array([5], np.int64), np.empty(0, np.int64)),
@@ -109,3 +110,5 @@ def test_union_is_numpys_on_sorted_unsorted_and_empty_ids():
     for a, b in cases:
         got = vec.union(a, b)
         assert got.dtype == np.int64 and np.array_equal(got, np.union1d(a, b).astype(np.int64))
+        got = vec.distinct(a)
+        assert got.dtype == np.int64 and np.array_equal(got, np.unique(a).astype(np.int64))
