@@ -182,8 +182,9 @@ def rebuild(engine: Engine, echo: Callable[[str], None] = lambda line: None) -> 
     return done
 
 
-BENCHMARK_ARRAYS = {"ids": np.int64, "series": np.int64, "artifacts": np.int64,
-                    "records": np.int64, "values": np.float64}
+# each array's stored type, little-endian as the vectors' ids (`db.vectors`)
+BENCHMARK_ARRAYS = {"ids": "<i8", "series": "<i8", "artifacts": "<i8", "records": "<i8",
+                    "values": "<f8"}
 
 
 def benchmarks(conn: Connection, job_pks: Iterable[int]) -> None:
@@ -198,15 +199,16 @@ def benchmarks(conn: Connection, job_pks: Iterable[int]) -> None:
     conn.execute(delete(t).where(t.c.job_pk.in_(wanted)))
     if not rows:
         return
-    jobs = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    columns = {name: np.array([np.nan if v is None else v for v in values], dtype)
-               if dtype is np.float64 else np.array([v or 0 for v in values], dtype)
-               for (name, dtype), values in zip(BENCHMARK_ARRAYS.items(), list(zip(*rows))[1:])}
+    jobs, ids, series, artifacts, records, values = zip(*rows)
+    jobs = np.array(jobs, np.int64)
+    columns = {"ids": ids, "series": [s or 0 for s in series],  # 0: a row without a series
+               "artifacts": artifacts, "records": records,
+               "values": values}  # None becomes NaN as a float
+    columns = {name: np.array(c, BENCHMARK_ARRAYS[name]) for name, c in columns.items()}
     cuts = np.flatnonzero(np.diff(jobs)) + 1
     conn.execute(t.insert(), [
         {"job_pk": int(jobs[a]), "rows": int(b - a),
-         **{name: np.ascontiguousarray(c[a:b]).astype(c.dtype.newbyteorder("<")).tobytes()
-            for name, c in columns.items()}}
+         **{name: c[a:b].tobytes() for name, c in columns.items()}}
         for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(rows)])])
 
 
@@ -217,9 +219,9 @@ def read_benchmarks(conn: Connection, job_pks: Iterable[int]) -> dict[str, np.nd
     found = _rows(conn, "SELECT job_pk, ids, series, artifacts, records, \"values\" "
                   "FROM job_benchmark", "job_pk", wanted)
     found.sort(key=lambda r: r[0])
-    out = {name: np.concatenate([np.empty(0, dtype)] + [
-        np.frombuffer(bytes(r[i]), np.dtype(dtype).newbyteorder("<")).astype(dtype)
-        for r in found]) for i, (name, dtype) in enumerate(BENCHMARK_ARRAYS.items(), 1)}
+    out = {name: np.frombuffer(b"".join(bytes(r[i]) for r in found), stored)
+           .astype(stored[1:], copy=False)  # native order, as the vectors' ids
+           for i, (name, stored) in enumerate(BENCHMARK_ARRAYS.items(), 1)}
     out["job_pk"] = np.repeat(np.array([r[0] for r in found], np.int64),
                               [len(r[1]) // 8 for r in found])
     return out
