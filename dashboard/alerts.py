@@ -91,7 +91,7 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
     rows: list[dict] = []
     if "amd_only_failure" in rules and not failures.empty:
         r = rules["amd_only_failure"]
-        f = failures[failures["streak"] >= int(r.get("min_streak", 2))]
+        f = failures[_fires(failures, r)]
         # thousands of failing tests at real volume: column lists, not a tuple per row, and
         # the evidence encoded only for the rows that stay after grouping
         for fw, hw, key, since, streak, runs, ref, message in zip(*(f[c].tolist() for c in (
@@ -180,8 +180,7 @@ def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
                                 test_file(r["subject"])), []).append(r)
     out = [r for r in rows if r["rule"] not in TEST_RULES]
     for (rule, fw, hw, path), members in by_file.items():
-        above = int(rules[rule].get("group_above", 0) or 0)
-        if not ((above and len(members) > above) or (rule, fw, hw, path) in groups):
+        if not _gathered(rules[rule], len(members), (rule, fw, hw, path), groups):
             out += members
             continue
         members = sorted(members, key=lambda r: r["subject"])
@@ -206,15 +205,26 @@ def alone(failures: pd.DataFrame, rules: dict, groups=frozenset()) -> np.ndarray
     rule = rules.get("amd_only_failure")
     if rule is None or failures.empty:
         return np.zeros(len(failures), bool)
-    fires = (failures["streak"] >= int(rule.get("min_streak", 2))).to_numpy()
+    fires = _fires(failures, rule).to_numpy()
     files = [(fw, hw, test_file(key)) for fw, hw, key in zip(
         failures["framework"].tolist(), failures["amd_hardware"].tolist(),
         failures["parity_key"].tolist())]
     count = Counter(f for f, on in zip(files, fires) if on)
-    above = int(rule.get("group_above", 0) or 0)
-    single = [not ((above and count[f] > above) or ("amd_only_failure", *f) in groups)
-              for f in files]
+    single = [not _gathered(rule, count[f], ("amd_only_failure", *f), groups) for f in files]
     return fires & np.array(single, bool)
+
+
+def _fires(failures: pd.DataFrame, rule: dict) -> pd.Series:
+    """Which AMD-only failures fire the rule: a streak of at least its `min_streak` runs."""
+    return failures["streak"] >= int(rule.get("min_streak", 2))
+
+
+def _gathered(rule: dict, tests: int, key: tuple, groups) -> bool:
+    """Whether `tests` firing tests of one file (`key`: rule, framework, hardware, file)
+    share one alert: more than the rule's `group_above` (0: never), or a file alert of
+    that key is on record (`groups`)."""
+    above = int(rule.get("group_above", 0) or 0)
+    return bool(above and tests > above) or key in groups
 
 
 def group_tests(evidence: str | dict) -> list[str]:
