@@ -170,12 +170,17 @@ def _frameworks(stmt, framework: str | Sequence[str] | None):
     return stmt
 
 
-def _window_jobs(engine: Engine, framework, when: Period | None, trusted: bool = True):
-    """The ids of the jobs of the run window (and frameworks), as a subquery: rows keyed by
-    job are read through their job index for these jobs only. Joined the other way, SQLite
-    scans every row of the history and keeps the window's."""
+def _window_job_ids(engine: Engine, framework, when: Period | None, trusted: bool = True):
+    """The select of the ids of the jobs of the run window (and frameworks)."""
     stmt = _window(_frameworks(_of_jobs(select(CiJob.id)), framework), CiRun.created_at, when)
-    return (_trusted(stmt, engine) if trusted else stmt).scalar_subquery()
+    return _trusted(stmt, engine) if trusted else stmt
+
+
+def _window_jobs(engine: Engine, framework, when: Period | None, trusted: bool = True):
+    """`_window_job_ids` as a subquery: rows keyed by job are read through their job index
+    for these jobs only. Joined the other way, SQLite scans every row of the history and
+    keeps the window's."""
+    return _window_job_ids(engine, framework, when, trusted).scalar_subquery()
 
 
 def _read(engine: Engine, stmt) -> pd.DataFrame:
@@ -719,8 +724,7 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     # themselves made a Python object of every value (the 50M store's default lookback,
     # 29,250 rows: `benchmarks` 70 -> 39 ms)
     with engine.connect() as conn:
-        window = conn.execute(select(CiJob.id).where(
-            CiJob.id.in_(_window_jobs(engine, framework, when)))).scalars().all()
+        window = conn.execute(_window_job_ids(engine, framework, when)).scalars().all()
         found = state.read_benchmarks(conn, window)
     if not len(found["ids"]):
         return pd.DataFrame(columns=[c.key for c in own] + ["_id", "job_pk"])
