@@ -89,12 +89,10 @@ def warm(pages=tuple(PAGES)) -> list[str]:
         return []
     done = []
     for page in pages:
-        calls = page_calls(page, DEFAULT_FILTERS)
-        for name, kw in calls.items():
-            view(name, **kw)
-            done.append(name)
+        got = {name: view(name, **kw) for name, kw in page_calls(page, DEFAULT_FILTERS).items()}
+        done += got
         if page == "performance":
-            ratios = view("performance_parity", **calls["performance_parity"])
+            ratios = got["performance_parity"]
             if not ratios.empty:
                 view("performance_history",
                      **history_call(ratios, configs(ratios)[0], DEFAULT_FILTERS))
