@@ -45,38 +45,43 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
     rows: list[dict] = []
     if jobs.empty:
         return pd.DataFrame(columns=cols)
-    ran = jobs[jobs["total"] > 0]
-    for fw, j in jobs.groupby("framework"):
-        r = ran[ran["framework"] == fw]
-        newest = j["run_at"].max()
-        nv_suites = r[r["vendor"] == "nvidia"].groupby("suite")
-        amd_suites = set(r.loc[r["vendor"] == "amd", "suite"])
-        for suite, g in nv_suites:
+    lanes = _lanes(jobs)
+    # (distinct values first: a window has tens of thousands of benchmark rows)
+    has_bench, has_acc = (_hardware_of(df) for df in (bench_values, acc))
+    for fw in sorted({k[0] for k in lanes if not pd.isna(k[0])}):
+        mine = {k[1:]: v for k, v in lanes.items() if k[0] == fw}
+        newest = _latest(v["last"] for v in mine.values())
+        ran = {(vendor, suite): v for (vendor, suite, hw), v in mine.items() if v["ran"]}
+        amd_suites = {suite for vendor, suite in ran if vendor == "amd"}
+        for suite in sorted({s for v, s in ran if v == "nvidia" and not pd.isna(s)}):
             if suite not in amd_suites:
+                nv = [(hw, v) for (vendor, s, hw), v in mine.items()
+                      if vendor == "nvidia" and s == suite and v["ran"]]
                 rows.append(dict(framework=fw, finding="no AMD lane", suite=suite, hardware="",
-                                 detail="runs on " + ", ".join(sorted(set(g["hardware"]))),
-                                 last_run=g["run_at"].max()))
-        # (distinct values first: a window has tens of thousands of benchmark rows)
-        has_bench = set(bench_values.loc[bench_values["framework"] == fw, "hardware"].unique()) \
-            if not bench_values.empty else set()
-        has_acc = set(acc.loc[acc["framework"] == fw, "hardware"].unique()) \
-            if not acc.empty else set()
-        for hw, g in j[j["vendor"] == "amd"].groupby("hardware"):
-            tests = int(g["total"].sum())
-            executed = int((g["passed"] + g["failed"] + g["error"] + g["xfailed"]
-                            + g["xpassed"]).sum())
-            if executed == 0 and hw not in has_bench and hw not in has_acc:
+                                 detail="runs on " + ", ".join(sorted({hw for hw, _ in nv})),
+                                 last_run=_latest(v["last_ran"] for _, v in nv)))
+        bench, gated = has_bench.get(fw, set()), has_acc.get(fw, set())
+        for hw in sorted({hw for (vendor, _, hw) in mine if vendor == "amd"
+                          and not pd.isna(hw)}):
+            g = [v for (vendor, _, h), v in mine.items() if vendor == "amd" and h == hw]
+            last = _latest(v["last"] for v in g)
+            if sum(v["executed"] for v in g) == 0 and hw not in bench and hw not in gated:
+                tests = sum(v["tests"] for v in g)
                 what = f"{tests} tests, all skipped" if tests else "0 tests"
                 rows.append(dict(framework=fw, finding="builds but runs no tests", suite="",
-                                 hardware=hw, detail=f"{len(g)} jobs, {what}, no benchmark "
-                                 "or accuracy result", last_run=g["run_at"].max()))
-            if has_acc and hw not in has_acc:
+                                 hardware=hw, detail=f"{sum(v['jobs'] for v in g)} jobs, "
+                                 f"{what}, no benchmark or accuracy result", last_run=last))
+            if gated and hw not in gated:
                 rows.append(dict(framework=fw, finding="no accuracy gate", suite="", hardware=hw,
-                                 detail="accuracy runs on " + ", ".join(sorted(has_acc)),
-                                 last_run=g["run_at"].max()))
-        # each lane's last run, as one aggregate (in the groups' order, as iterating them)
-        last_runs = j.groupby(["suite", "hardware"])["run_at"].max()
-        for (suite, hw), last in zip(last_runs.index.tolist(), last_runs.tolist()):
+                                 detail="accuracy runs on " + ", ".join(sorted(gated)),
+                                 last_run=last))
+        # each lane's last run, over both vendors' jobs of its suite and hardware
+        by_lane: dict[tuple, list] = {}
+        for (vendor, suite, hw), v in mine.items():
+            if not (pd.isna(suite) or pd.isna(hw)):
+                by_lane.setdefault((suite, hw), []).append(v["last"])
+        for (suite, hw), times in sorted(by_lane.items()):
+            last = _latest(times)
             if newest - last > pd.Timedelta(days=stale_days):
                 rows.append(dict(framework=fw, finding="stale", suite=suite, hardware=hw,
                                  detail=f"last run {(newest - last).days} days before the "
@@ -86,6 +91,61 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
     out = pd.DataFrame(rows, columns=cols).drop_duplicates(
         subset=["framework", "finding", "suite", "hardware", "detail"])
     return out.sort_values(["framework", "finding", "suite", "hardware"]).reset_index(drop=True)
+
+
+def _lanes(jobs: pd.DataFrame) -> dict[tuple, dict]:
+    """(framework, vendor, suite, hardware) -> its jobs' figures, from the window's jobs
+    (thousands at real volume, a few hundred lanes), summed per key with NumPy (a pandas
+    aggregate of six columns cost as much as the rest of the view): `jobs`, `tests` (their
+    total), `executed` (passed, failed, errors, xfailed, xpassed), `ran` (jobs with tests),
+    `last` (latest run) and `last_ran` (latest run with tests). A suite or hardware that is
+    missing is a key of its own (NaN)."""
+    group, keys = _keys(jobs, ["framework", "vendor", "suite", "hardware"])
+    n = len(keys)
+    executed = jobs[["passed", "failed", "error", "xfailed", "xpassed"]].to_numpy(
+        np.int64).sum(axis=1)
+    total = jobs["total"].to_numpy(np.int64)
+    times = pd.to_datetime(jobs["run_at"]).to_numpy()  # in the jobs' own unit
+    at = times.view(np.int64)  # NaT: the smallest
+    last, last_ran = np.full(n, np.iinfo(np.int64).min), np.full(n, np.iinfo(np.int64).min)
+    np.maximum.at(last, group, at)
+    np.maximum.at(last_ran, group[total > 0], at[total > 0])
+    figures = zip(np.bincount(group, minlength=n).tolist(),
+                  np.bincount(group, weights=total, minlength=n).astype(np.int64).tolist(),
+                  np.bincount(group, weights=executed, minlength=n).astype(np.int64).tolist(),
+                  np.bincount(group, weights=total > 0, minlength=n).astype(np.int64).tolist(),
+                  pd.to_datetime(last.view(times.dtype)),
+                  pd.to_datetime(last_ran.view(times.dtype)))
+    names = ("jobs", "tests", "executed", "ran", "last", "last_ran")
+    return {k: dict(zip(names, v)) for k, v in zip(keys, figures)}
+
+
+def _keys(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[tuple]]:
+    """Each row's group number over `columns` (missing values a key of their own) and each
+    group's key, groups in order of first appearance."""
+    codes, uniques = zip(*(pd.factorize(df[c], use_na_sentinel=False) for c in columns))
+    flat = np.zeros(len(df), np.int64)
+    for c, u in zip(codes, uniques):
+        flat = flat * max(len(u), 1) + c
+    _, first, group = np.unique(flat, return_index=True, return_inverse=True)
+    keys = [tuple(u[c[i]] for c, u in zip(codes, uniques)) for i in first.tolist()]
+    return group.ravel(), keys
+
+
+def _latest(times) -> pd.Timestamp:
+    """The latest of these run times, missing ones left out (NaT when none is known)."""
+    known = [t for t in times if not pd.isna(t)]
+    return max(known) if known else pd.NaT
+
+
+def _hardware_of(df: pd.DataFrame) -> dict[str, set]:
+    """framework -> the hardware with rows in `df` (benchmark or accuracy rows)."""
+    out: dict[str, set] = {}
+    if df.empty:
+        return out
+    for fw, hw in _keys(df, ["framework", "hardware"])[1]:
+        out.setdefault(fw, set()).add(hw)
+    return out
 
 
 def _configs_without_amd(b: pd.DataFrame) -> list[dict]:
