@@ -22,10 +22,11 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
                            offline=runners["status"] != "online",
                            busy=runners["busy"] & (runners["status"] == "online"))
         r["idle"] = r["online"] & ~r["busy"]
-        parts.append(r.groupby(POOL).agg(runners=("runner_id", "count"),
-                                          online=("online", "sum"), busy=("busy", "sum"),
-                                          idle=("idle", "sum"), offline=("offline", "sum"),
-                                          last_seen=("seen_at", "max")))
+        g = r.groupby(POOL)  # one sum of the four states, not an aggregate per column
+        pools = g[["online", "busy", "idle", "offline"]].sum()
+        pools.insert(0, "runners", g["runner_id"].count())
+        pools["last_seen"] = g["seen_at"].max()
+        parts.append(pools)
     if not jobs.empty:
         # queue time means something only for a job a runner picked up (not a local
         # ingest or an artifact the collector could tie to the run alone)
@@ -35,7 +36,7 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
         wait = (j["job_started"] - j["job_created"]).dt.total_seconds() / 60
         j = j.assign(wait=wait.clip(lower=0))
         q = j.groupby(POOL)["wait"]
-        labels = jobs.groupby(POOL)["runner_labels"].agg(_labels)
+        labels = _pool_labels(jobs)
         parts.append(pd.DataFrame({"jobs": q.size(), "queue_p50_min": q.quantile(0.5),
                                    "queue_p90_min": q.quantile(0.9),
                                    "queue_p99_min": q.quantile(0.99), "labels": labels}))
@@ -50,11 +51,22 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     return out[cols].sort_values(POOL).reset_index(drop=True)
 
 
-def _labels(values: pd.Series) -> str:
-    """The pool's runner labels, less the generic ones. Each distinct label text is decoded
-    once: a pool's jobs repeat a few texts thousands of times over a window."""
+def _pool_labels(jobs: pd.DataFrame) -> pd.Series:
+    """Each pool's runner labels (`_labels`), from the distinct (pool, label text) pairs of
+    its jobs: a pool's jobs repeat a few texts thousands of times over a window."""
+    pairs = jobs[POOL + ["runner_labels"]].dropna(subset=POOL).drop_duplicates()
+    texts: dict[tuple, list] = {}
+    for vendor, hardware, text in zip(*(pairs[c].tolist() for c in pairs.columns)):
+        texts.setdefault((vendor, hardware), []).append(text)
+    index = pd.MultiIndex.from_tuples(sorted(texts), names=POOL)
+    return pd.Series([_labels(texts[k]) for k in index], index=index, dtype="str")
+
+
+def _labels(texts) -> str:
+    """The pool's runner labels, less the generic ones, from its jobs' label texts (JSON
+    lists; a missing or broken one is left out)."""
     seen: set[str] = set()
-    for text in set(values.dropna()):
+    for text in {t for t in texts if isinstance(t, str)}:
         try:
             seen.update(json.loads(text))
         except ValueError:
