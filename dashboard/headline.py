@@ -12,6 +12,8 @@ figures a reader looks at first. Pure: it combines the other views' frames.
   empty cell is never mistaken for a zero."""
 from __future__ import annotations
 
+from collections import Counter
+
 import pandas as pd
 
 from parity.dashboard.intervals import wilson
@@ -28,7 +30,9 @@ OPEN = ("regression", "cliff", "drop", "new failure")
 def _suites(jobs: pd.DataFrame) -> dict[tuple[str, str], set[str]]:
     ran = jobs[jobs["total"] > 0]
     out: dict[tuple[str, str], set[str]] = {}
-    for fw, hw, suite in zip(ran["framework"], ran["hardware"], ran["suite"]):
+    # each distinct triple once (a window has thousands of jobs of a few hundred lanes)
+    for fw, hw, suite in set(zip(*(ran[c].tolist() for c in ("framework", "hardware",
+                                                              "suite")))):
         if not (pd.isna(fw) or pd.isna(hw)):
             out.setdefault((fw, hw), set()).add(suite)
     return out
@@ -57,8 +61,9 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
     suites = _suites(jobs)
     keys = ["framework", "amd_hardware", "nvidia_hardware"]
     by_suite, by_perf, by_acc = (_groups(df, keys) for df in (parity_by_suite, perf, acc))
-    by_found = _groups(found[found["status"].isin(OPEN)], ["framework", "hardware"]) \
-        if not found.empty else {}
+    # open findings are counted, not looked at: a count per (framework, hardware)
+    by_found = Counter(zip(*(found.loc[found["status"].isin(OPEN), c].tolist()
+                             for c in ("framework", "hardware")))) if not found.empty else {}
     rows = []
     for fw, amd, ref in pairs.itertuples(index=False):
         row: dict = {"framework": fw, "amd_hardware": amd, "nvidia_hardware": ref}
@@ -100,7 +105,7 @@ def headline(parity_by_suite: pd.DataFrame, jobs: pd.DataFrame, perf: pd.DataFra
                        accuracy_cells=int(len(diffs)), cliffs=int(a["cliff"].fillna(False).sum()))
         if a.empty or row.get("accuracy_diff") is None:
             notes.append(f"accuracy: no accuracy cell scored on both {amd} and {ref}")
-        row["open_findings"] = int(len(by_found.get((fw, amd), ())))
+        row["open_findings"] = int(by_found.get((fw, amd), 0))
         row["notes"] = "; ".join(notes)
         rows.append(row)
     out = pd.DataFrame(rows).reindex(columns=COLUMNS)
