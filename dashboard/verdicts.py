@@ -8,6 +8,8 @@ the accuracy gate its reference has, is never complete. The share of complete ni
 lane is the headline's `verdict_completeness`."""
 from __future__ import annotations
 
+import bisect
+
 import numpy as np
 import pandas as pd
 
@@ -22,6 +24,12 @@ def _executed(jobs: pd.DataFrame) -> pd.DataFrame:
     return ran.assign(night=pd.to_datetime(ran["run_at"]).dt.normalize())
 
 
+def _distinct(*columns: pd.Series) -> set[tuple]:
+    """The distinct rows of these columns, as tuples of Python values."""
+    frame = pd.concat(columns, axis=1, keys=range(len(columns))).drop_duplicates()
+    return set(zip(*(frame[c].tolist() for c in frame.columns)))
+
+
 def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     """`jobs`: the window's jobs (framework, vendor, hardware, suite, run_at and outcome
     counts); `accuracy`: accuracy rows (framework, hardware, run_at); `pairs`: framework,
@@ -34,25 +42,29 @@ def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> 
         if not accuracy.empty else pd.Series([], dtype="datetime64[ns]")
     # per (framework, hardware): the nights it ran anything, the suites that executed tests
     # each night, the nights with accuracy results (sets, not a frame filtered per night)
+    # (each distinct key once: thousands of jobs and accuracy rows, a few hundred nights)
     nights_of: dict[tuple, set] = {}
-    for key in zip(jobs["framework"], jobs["hardware"], every):
-        nights_of.setdefault(key[:2], set()).add(key[2])
+    for fw, hw, night in _distinct(jobs["framework"], jobs["hardware"], every):
+        nights_of.setdefault((fw, hw), set()).add(night)
     suites_of: dict[tuple, dict] = {}
-    for fw, hw, night, suite in zip(ran["framework"], ran["hardware"], ran["night"],
-                                    ran["suite"]):
+    for fw, hw, night, suite in _distinct(ran["framework"], ran["hardware"], ran["night"],
+                                          ran["suite"]):
         suites_of.setdefault((fw, hw), {}).setdefault(night, set()).add(suite)
     gates_of: dict[tuple, set] = {}
     if not accuracy.empty:
-        for key in zip(accuracy["framework"], accuracy["hardware"], acc_nights):
-            gates_of.setdefault(key[:2], set()).add(key[2])
+        for fw, hw, night in _distinct(accuracy["framework"], accuracy["hardware"],
+                                       acc_nights):
+            gates_of.setdefault((fw, hw), set()).add(night)
     rows = []
     for fw, amd, ref in pairs[["framework", "amd_hardware", "nvidia_hardware"]] \
             .dropna().drop_duplicates().itertuples(index=False):
         ref_suites, amd_suites = suites_of.get((fw, ref), {}), suites_of.get((fw, amd), {})
         ref_gates, amd_gates = gates_of.get((fw, ref), set()), gates_of.get((fw, amd), set())
+        ref_nights = sorted(ref_suites)
         for night in sorted(nights_of.get((fw, amd), ())):
-            expected = set().union(*(s for n, s in ref_suites.items()
-                                     if night - WEEK <= n <= night))
+            week = ref_nights[bisect.bisect_left(ref_nights, night - WEEK):
+                              bisect.bisect_right(ref_nights, night)]
+            expected = set().union(*(ref_suites[n] for n in week))
             executed = amd_suites.get(night, set())
             missing = sorted(expected - executed)
             gate_ref = any(night - WEEK <= n <= night for n in ref_gates)
@@ -81,8 +93,8 @@ def share(nights: pd.DataFrame) -> pd.DataFrame:
             "complete_nights", "verdict_completeness"]
     if nights.empty:
         return pd.DataFrame(columns=cols)
-    g = nights.groupby(["framework", "amd_hardware", "nvidia_hardware"], as_index=False)
-    out = g.agg(verdict_nights=("night", "size"), complete_nights=("complete", "sum"))
+    g = nights.groupby(["framework", "amd_hardware", "nvidia_hardware"])["complete"]
+    out = pd.DataFrame({"verdict_nights": g.size(), "complete_nights": g.sum()}).reset_index()
     out["verdict_completeness"] = np.where(out["verdict_nights"] > 0,
                                            out["complete_nights"] / out["verdict_nights"], np.nan)
     return out[cols]
