@@ -127,16 +127,39 @@ def version(store: Store = None) -> str:
 
 
 def newest_run(engine: Engine):
-    """When the newest run in the store was created (None for an empty store)."""
+    """When the newest run in the store was created (None for an empty store); asked once
+    per view call (`one_read`): every part of a composite view opens its window there."""
     if not has_data(engine):
         return None
-    with engine.connect() as conn:
-        return conn.execute(_trusted(select(func.max(CiRun.created_at)), engine)).scalar()
+
+    def read():
+        with engine.connect() as conn:
+            return conn.execute(_trusted(select(func.max(CiRun.created_at)), engine)).scalar()
+    return _once(("newest run", INCLUDE_UNTRUSTED.get()), engine, read)
 
 
 def has_data(engine: Engine) -> bool:
     """False for a store without a schema yet (views then return empty frames)."""
-    return inspect(engine).has_table(CiJob.__tablename__)
+    return has_table(engine, CiJob.__tablename__)
+
+
+def has_table(engine: Engine, name: str) -> bool:
+    """Whether the store has this table, looked up once per view call (`one_read`): a
+    composite's parts each check the tables they read, a catalogue query each on
+    PostgreSQL (22 in one `alerts` call)."""
+    return _once(("table", name), engine, lambda: inspect(engine).has_table(name))
+
+
+def _once(kind: tuple, engine: Engine, compute):
+    """`compute()`, once per view call (`one_read`) for this kind and store, else every
+    time."""
+    memo = _READS.get()
+    if memo is None:
+        return compute()
+    key = (*kind, id(engine), str(engine.url))
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
 
 
 def _hardware_label(df: pd.DataFrame) -> pd.Series:
@@ -506,7 +529,7 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
 
 def _require(engine: Engine, *models) -> None:
     """A store from before these tables existed is named, with what to run."""
-    if not all(inspect(engine).has_table(m.__tablename__) for m in models):
+    if not all(has_table(engine, m.__tablename__) for m in models):
         raise RuntimeError(f"the store {engine.url.render_as_string()} is at an older schema: "
                            "run `parity db upgrade` on it")
 
@@ -814,7 +837,7 @@ def job_capabilities(engine: Engine, *, framework=None,
                      when: Period | None = None) -> pd.DataFrame:
     """Capabilities jobs were tagged with at ingest (names and manifests)."""
     columns = ["job_pk", "name", "source"]
-    if not has_data(engine) or not inspect(engine).has_table(JobCapability.__tablename__):
+    if not has_data(engine) or not has_table(engine, JobCapability.__tablename__):
         return pd.DataFrame(columns=columns)
     c = JobCapability
     return _read_by_job(engine, select(c.job_pk, c.name, c.source), c.job_pk, framework, when)
@@ -857,7 +880,7 @@ def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
     older ones is read."""
     columns = ["scope", "runner_id", "name", "labels", "os", "status", "busy", "vendor",
                "hardware", "seen_at"]
-    if not has_data(engine) or not inspect(engine).has_table(RunnerSnapshot.__tablename__):
+    if not has_data(engine) or not has_table(engine, RunnerSnapshot.__tablename__):
         return pd.DataFrame(columns=columns)
     r = RunnerSnapshot
     latest = _latest_collections(when)
@@ -900,7 +923,7 @@ SOURCE_COLUMNS = ["name", "kind", "target", "status", "last_attempt_at", "last_s
 def source_syncs(engine: Engine) -> pd.DataFrame:
     """The last sync of every source `parity sync` follows."""
     try:
-        present = inspect(engine).has_table(SourceSync.__tablename__)
+        present = has_table(engine, SourceSync.__tablename__)
     except Exception:  # a missing SQLite file opened read-only
         present = False
     if not present:
@@ -983,7 +1006,7 @@ def alert_records(engine: Engine) -> pd.DataFrame:
     """Alerts on record (`parity alerts` keeps them): state, when, their issue and their
     evidence (JSON)."""
     try:
-        present = inspect(engine).has_table(Alert.__tablename__)
+        present = has_table(engine, Alert.__tablename__)
     except Exception:
         present = False
     if not present:
