@@ -154,6 +154,8 @@ def test_every_page_is_computed_before_the_server_answers(browser, demo_db):
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0].decode()
+    frozen = next(line for line in out.splitlines() if "kept out of garbage collection" in line)
+    assert int(frozen.split("parity: ", 1)[1].split()[0]) > 50_000  # the imports alone
     said = next(line for line in out.splitlines() if "before accepting connections" in line)
     assert said.split("computed ", 1)[1].startswith(
         "headline, alerts, rocm_stack, untrusted_runs, sources, fleet, amd_only_failures, "
