@@ -305,39 +305,59 @@ def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.Da
 
 
 def _jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
+    """`jobs`' read: the window's jobs with their own fields and counts, then their runs'
+    fields once a run and the hardware and framework tables whole, joined here by id (the
+    50M store's default window: 3,520 jobs of 192 runs on a dozen hardware; the run's texts
+    repeated on each of its jobs were a third of the read)."""
+    if not has_data(engine):
+        return pd.DataFrame(columns=JOB_COLUMNS)
+    _require(engine, JobSummary)
     counts = [func.coalesce(getattr(JobSummary, c), 0).label(c)
               for c in ("total", "passed", "failed", "error", "skipped", "xfailed", "xpassed",
                         "vendor_skipped", "flaky")]
     stmt = (
-        select(CiJob.id.label("job_pk"), CiRun.id.label("run_pk"),
-               Framework.name.label("framework"), Hardware.vendor, Hardware.sku, Hardware.arch,
-               Hardware.raw_name, Hardware.gpu_count, CiRun.repository, CiRun.workflow,
-               CiRun.run_id, CiRun.attempt, CiRun.head_sha.label("commit"),
-               CiRun.created_at.label("run_at"), CiRun.url.label("run_url"), CiJob.job_id,
-               CiJob.name.label("job_name"), CiJob.suite, CiJob.url.label("job_url"),
-               CiJob.conclusion, CiJob.runner_name, CiJob.runner_labels,
-               CiJob.created_at.label("job_created"), CiJob.started_at.label("job_started"),
-               *counts)
+        select(CiJob.id.label("job_pk"), CiJob.run_pk, CiJob.framework_id, CiJob.hardware_id,
+               CiJob.job_id, CiJob.name.label("job_name"), CiJob.suite,
+               CiJob.url.label("job_url"), CiJob.conclusion, CiJob.runner_name,
+               CiJob.runner_labels, CiJob.created_at.label("job_created"),
+               CiJob.started_at.label("job_started"), *counts)
         .join(CiRun, CiRun.id == CiJob.run_pk)
-        .join(Framework, Framework.id == CiJob.framework_id, isouter=True)
-        .join(Hardware, Hardware.id == CiJob.hardware_id, isouter=True)
         .join(JobSummary, JobSummary.job_pk == CiJob.id, isouter=True)
     )
-    if not has_data(engine):
-        return pd.DataFrame(columns=JOB_COLUMNS)
-    _require(engine, JobSummary)
     # in job order, sorted here: an ORDER BY in SQL makes SQLite walk every job of the
     # history in id order instead of the window's runs by their time index (50M store's
     # 63 days: 78 -> 28 ms, and growing with the history)
-    df = _read(engine, _runs_in(stmt, engine, framework, when))
+    df = _read_plain(engine, _runs_in(stmt, engine, framework, when))
+    if df.empty:
+        return pd.DataFrame(columns=JOB_COLUMNS)
     df = df.sort_values("job_pk", kind="stable", ignore_index=True)
+    runs = _read_plain(engine, _trusted(_window(select(
+        CiRun.id.label("run_pk"), CiRun.repository, CiRun.workflow, CiRun.run_id,
+        CiRun.attempt, CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
+        CiRun.url.label("run_url")), CiRun.created_at, when), engine))
+    hardware = _read_plain(engine, select(
+        Hardware.id.label("hardware_id"), Hardware.vendor, Hardware.sku, Hardware.arch,
+        Hardware.raw_name, Hardware.gpu_count))
+    names = _read_plain(engine, select(Framework.id.label("framework_id"),
+                                       Framework.name.label("framework")))
+    runs["run_at"] = _times(runs["run_at"])  # parsed once a run, not once a job
+    for table, key in ((runs, "run_pk"), (hardware, "hardware_id"), (names, "framework_id")):
+        # a job without hardware or framework finds none: its fields are missing (NaN)
+        at = pd.Index(table[key]).get_indexer(df[key])
+        for c in table.columns.drop(key):
+            df[c] = table[c].array.take(at, allow_fill=True)
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
     df["framework"] = df["framework"].fillna("other")
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
-    for c in ("run_at", "job_created", "job_started"):
-        df[c] = pd.to_datetime(df[c])
+    df["job_created"], df["job_started"] = _times(df["job_created"]), _times(df["job_started"])
     return df[JOB_COLUMNS]
+
+
+def _times(column: pd.Series) -> pd.Series:
+    """Stored times as microsecond datetimes: SQLite gives the stored text, PostgreSQL
+    datetimes."""
+    return pd.to_datetime(column, format="ISO8601").astype("datetime64[us]")
 
 
 RESULT_COLUMNS = ["job_pk", "test_pk", "parity_id", "parity_key", "group_name", "outcome",
