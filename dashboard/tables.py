@@ -328,8 +328,6 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.D
     # history in id order instead of the window's runs by their time index (50M store's
     # 63 days: 78 -> 28 ms, and growing with the history)
     df = _read_plain(engine, _runs_in(stmt, engine, framework, when))
-    if df.empty:
-        return pd.DataFrame(columns=JOB_COLUMNS)
     df = df.sort_values("job_pk", kind="stable", ignore_index=True)
     runs = _read_plain(engine, _trusted(_window(select(
         CiRun.id.label("run_pk"), CiRun.repository, CiRun.workflow, CiRun.run_id,

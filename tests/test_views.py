@@ -363,6 +363,22 @@ def test_every_view_on_an_empty_or_missing_store(view, tmp_path, sqlite_engine):
     assert getattr(frames, view)(sqlite_engine).empty
 
 
+def test_jobs_of_an_empty_window_are_typed_as_a_full_one(build):
+    """The jobs' read joins each run's and hardware's fields to the jobs by id; a window
+    without jobs gives the same columns, its times as datetimes, on both backends."""
+    build.tests("h100", dict(a="passed"))
+    build.tests("mi300x", dict(a="failed"), run="r2")
+    full = tables.jobs(build.engine)
+    assert full[["hardware", "vendor", "framework", "run_id"]].values.tolist() == [
+        ["h100", "nvidia", "vllm", "r1"], ["mi300x", "amd", "vllm", "r2"]]
+    assert full["run_url"].tolist() == ["https://example.test/vllm/r1",
+                                        "https://example.test/vllm/r2"]
+    empty = tables.jobs(build.engine, when=Period(DAY0 + timedelta(days=400), None))
+    assert empty.empty and list(empty.columns) == list(full.columns)
+    for c in ("run_at", "job_created", "job_started"):
+        assert str(empty[c].dtype) == str(full[c].dtype) == "datetime64[us]", c
+
+
 def test_filters(sbuild):
     sbuild.tests("h100", dict(a="passed"), fw="sglang")
     sbuild.tests("mi300x", dict(a="passed"), fw="sglang")
