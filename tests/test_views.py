@@ -379,6 +379,29 @@ def test_jobs_of_an_empty_window_are_typed_as_a_full_one(build):
         assert str(empty[c].dtype) == str(full[c].dtype) == "datetime64[us]", c
 
 
+def test_jobs_of_a_run_replaced_during_the_read_are_left_out(build, monkeypatch):
+    """The jobs' read reads the jobs, then their runs' fields. A run deleted in between (a
+    Buildkite build dropped to be stored again with the jobs it gained) takes its jobs out
+    of the frame instead of leaving them without a run, a commit or a time."""
+    from sqlalchemy import delete
+
+    from parity.db.models import CiRun
+
+    build.tests("h100", dict(a="passed"))
+    build.tests("mi300x", dict(a="failed"), run="r2")
+    read = tables._read_plain
+
+    def racing(engine, stmt):
+        if "ci_run.repository" in str(stmt) and "ci_job" not in str(stmt):  # the runs' read
+            with build.engine.begin() as conn:
+                conn.execute(delete(CiRun).where(CiRun.run_id == "r2"))
+        return read(engine, stmt)
+    monkeypatch.setattr(tables, "_read_plain", racing)
+    got = tables.jobs(build.engine)
+    assert got["hardware"].tolist() == ["h100"]
+    assert got["run_at"].notna().all() and got["commit"].notna().all()
+
+
 def test_filters(sbuild):
     sbuild.tests("h100", dict(a="passed"), fw="sglang")
     sbuild.tests("mi300x", dict(a="passed"), fw="sglang")
