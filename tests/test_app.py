@@ -93,6 +93,11 @@ def test_regressions_kinds_filter(demo_store):
     at = open_page("regressions", framework="vllm", kinds="performance")
     found = at.dataframe[0].value
     assert set(found["kind"]) == {"performance"}
+    assert at.query_params["kinds"] == "performance"
+    # every kind, the default, leaves the URL as it was: a shared link carries no default
+    at = open_page("regressions", framework="vllm")
+    assert "kinds" not in at.query_params
+    assert set(at.dataframe[0].value["kind"]) == {"performance", "test", "accuracy"}
 
 
 def test_the_warm_up_computes_what_each_page_reads(demo_store, monkeypatch):

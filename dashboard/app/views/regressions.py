@@ -9,7 +9,7 @@ calls = c.page_calls("regressions", kw)
 kinds_all = list(c.KINDS)
 asked = [k for k in st.query_params.get("kinds", "").split(",") if k in kinds_all] or kinds_all
 kinds = st.multiselect("Kinds", kinds_all, default=asked, key="f_kinds")
-if sorted(kinds) != kinds_all:
+if sorted(kinds) != sorted(kinds_all):  # in any order: every kind is the default
     st.query_params["kinds"] = ",".join(kinds)
 elif "kinds" in st.query_params:
     del st.query_params["kinds"]
