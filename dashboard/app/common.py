@@ -100,8 +100,19 @@ def warm(pages=tuple(PAGES)) -> list[str]:
     return list(dict.fromkeys(done))
 
 
-def chart(name: str, df: pd.DataFrame, key: str | None = None) -> None:
-    st.altair_chart(getattr(charts, name)(df), key=key)
+@st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)
+def _spec(name: str, url: str, kw: tuple, version: str) -> dict:
+    """`charts.<name>` of the cached `frames.<name>` frame, as its Vega-Lite spec: made once
+    per frame, not at every render (Altair's build and serialisation of a view's rows took
+    40-80 ms a render for the findings' timeline, the headline and the fleet)."""
+    return getattr(charts, name)(_view(name, url, kw, version)).to_dict()
+
+
+def chart(name: str, key: str | None = None, **kw) -> None:
+    """`charts.<name>(frames.<name>(**kw))` on the page, the spec cached as the view is."""
+    url = store_url()
+    st.vega_lite_chart(spec=_spec(name, url, tuple(sorted(kw.items())),
+                                  tables.version(url or None)), key=key)
 
 
 @st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)

@@ -8,7 +8,7 @@ kw = c.page("Accuracy", "Scores with Wilson intervals, AMD against NVIDIA per co
             "concurrencies or below NVIDIA.")
 calls = c.page_calls("accuracy", kw)
 acc = c.view("accuracy_parity", **calls["accuracy_parity"])
-c.chart("accuracy_parity", acc, key="accuracy_chart")
+c.chart("accuracy_parity", key="accuracy_chart", **calls["accuracy_parity"])
 cliffs = acc[acc["cliff"].fillna(False).astype(bool)] if not acc.empty else acc
 st.subheader(f"Cliffs ({len(cliffs)})")
 st.dataframe(cliffs, hide_index=True, key="cliffs")

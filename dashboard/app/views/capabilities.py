@@ -9,7 +9,7 @@ kw = c.page("Capabilities", "Per framework × capability × hardware: not tested
             "when one lane exercised all of it.")
 calls = c.page_calls("capabilities", kw)
 caps = c.view("capability_parity", **calls["capability_parity"])
-c.chart("capability_parity", caps, key="capability_chart")
+c.chart("capability_parity", key="capability_chart", **calls["capability_parity"])
 st.dataframe(caps, hide_index=True, key="capabilities",
              column_config={"url": st.column_config.LinkColumn("run", display_text="open")})
 c.notebook(f"caps = frames.capability_parity({c.kwargs_text(kw)})",

@@ -8,7 +8,7 @@ kw = c.page("Coverage", "What runs on NVIDIA but not on AMD, and AMD lanes that 
 calls = c.page_calls("coverage", kw)
 gaps = c.view("coverage", **calls["coverage"])
 st.dataframe(gaps, hide_index=True, key="gaps")
-c.chart("coverage", gaps, key="coverage_chart")
+c.chart("coverage", key="coverage_chart", **calls["coverage"])
 skips = c.view("skip_parity", **calls["skip_parity"])
 st.subheader("Vendor-gated skips")
 st.dataframe(skips[skips["vendor_gated"]] if not skips.empty else skips, hide_index=True,

@@ -54,7 +54,7 @@ else:
             "stale": st.column_config.CheckboxColumn("stale", help="older than the newest run by 2+ days"),
             "notes": st.column_config.Column("notes", help="Why a figure is missing"),
         })
-    c.chart("headline", head, key="headline_chart")
+    c.chart("headline", key="headline_chart", **calls["headline"])
     st.subheader("Drill down")
     cols = st.columns(3)
     for i, row in enumerate(head.itertuples()):
@@ -94,7 +94,7 @@ if not stack.empty:
                  column_config={"night": st.column_config.DateColumn("night"),
                                 "pass_rate": st.column_config.NumberColumn("pass rate",
                                                                            format="percent")})
-    c.chart("rocm_stack", stack, key="rocm_stack_chart")
+    c.chart("rocm_stack", key="rocm_stack_chart", **calls["rocm_stack"])
 left_out = c.view("untrusted_runs", **calls["untrusted_runs"])
 if not left_out.empty:
     reasons = left_out["untrusted"].str.split(":").str[0].value_counts()

@@ -10,13 +10,13 @@ calls = c.page_calls("performance", kw)
 summary = c.view("performance_summary", **calls["performance_summary"])
 st.subheader("Summary")
 st.dataframe(summary, hide_index=True, key="summary")
-c.chart("performance_summary", summary, key="summary_chart")
+c.chart("performance_summary", key="summary_chart", **calls["performance_summary"])
 ratios = c.view("performance_parity", **calls["performance_parity"])
 st.subheader("Ratios per config")
 st.dataframe(ratios.drop(columns=["match_key"], errors="ignore"), hide_index=True, key="ratios")
 st.subheader("Throughput per GPU against interactivity")
 front = c.view("pareto", **calls["pareto"])
-c.chart("pareto", front, key="pareto_chart")
+c.chart("pareto", key="pareto_chart", **calls["pareto"])
 st.subheader("One config's history")
 if not ratios.empty:
     configs = c.configs(ratios)
@@ -25,8 +25,9 @@ if not ratios.empty:
                         key="f_config")
     if st.query_params.get("config") != pick:
         st.query_params["config"] = pick
-    hist = c.view("performance_history", **c.history_call(ratios, pick, kw))
-    c.chart("performance_history", hist, key="history_chart")
+    picked = c.history_call(ratios, pick, kw)
+    hist = c.view("performance_history", **picked)
+    c.chart("performance_history", key="history_chart", **picked)
 c.notebook(f"frames.performance_summary({c.kwargs_text(kw)})",
            f"ratios = frames.performance_parity({c.kwargs_text(kw)})",
            "charts.performance_parity(ratios)",

@@ -18,7 +18,7 @@ found = c.view("regressions", kinds=tuple(kinds), **kw) if kinds else c.view(
 st.subheader(f"Findings ({len(found)})")
 st.dataframe(found, hide_index=True, key="findings",
              column_config={"url": st.column_config.LinkColumn("link")})
-c.chart("regressions", found, key="findings_chart")
+c.chart("regressions", key="findings_chart", kinds=tuple(kinds), **kw)
 flaky = c.view("flaky_tests", **calls["flaky_tests"])
 st.subheader(f"Flaky tests ({len(flaky)})")
 st.dataframe(flaky, hide_index=True, key="flaky")

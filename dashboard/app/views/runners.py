@@ -8,6 +8,6 @@ kw = c.page("Runners", "Self-hosted runners per vendor pool from the latest snap
 calls = c.page_calls("runners", kw)
 fleet = c.view("fleet", **calls["fleet"])
 st.dataframe(fleet, hide_index=True, key="fleet")
-c.chart("fleet", fleet, key="fleet_chart")
+c.chart("fleet", key="fleet_chart", **calls["fleet"])
 c.notebook(f"fleet = frames.fleet({c.kwargs_text(calls['fleet'])})",
            "charts.fleet(fleet)")

@@ -17,7 +17,8 @@ if test:
     if hist.empty:
         st.warning("No run of this test in the window.")
     else:
-        c.chart("test_history", hist, key="history_chart")
+        c.chart("test_history", key="history_chart", parity_key=test,
+                framework=kw["framework"])
         st.dataframe(hist[["run_at", "hardware", "vendor", "outcome", "reruns", "message",
                            "commit", "job_url"]], hide_index=True, key="history",
                      column_config={"job_url": st.column_config.LinkColumn(
@@ -38,11 +39,11 @@ else:
                      label=f"{row.parity_key} on {row.amd_hardware}: failing {row.streak} runs "
                            f"since {row.first_failing:%Y-%m-%d}")
     st.dataframe(failures, hide_index=True, key="failures")
-    c.chart("amd_only_failures", failures, key="failures_chart")
+    c.chart("amd_only_failures", key="failures_chart", **calls["amd_only_failures"])
 
 matrix = c.view("test_matrix", **calls["test_matrix"])
 st.subheader("Parity matrix")
-c.chart("test_matrix", matrix, key="matrix_chart")
+c.chart("test_matrix", key="matrix_chart", **calls["test_matrix"])
 skips = c.view("skip_parity", **calls["skip_parity"])
 st.subheader("Skips")
 st.dataframe(skips, hide_index=True, key="skips")
