@@ -106,7 +106,7 @@ def test_the_warm_up_computes_what_each_page_reads(demo_store, monkeypatch):
     it computes no view at all, and one with another filter computes its own."""
     import streamlit as st
 
-    from parity.dashboard import frames
+    from parity.dashboard import charts, frames
     from parity.dashboard.app import common
 
     st.cache_data.clear()
@@ -118,13 +118,19 @@ def test_the_warm_up_computes_what_each_page_reads(demo_store, monkeypatch):
         view = getattr(frames, name)
         monkeypatch.setattr(frames, name, lambda *a, _v=view, _n=name, **kw: (
             computed.append(_n), _v(*a, **kw))[1])
+    drawn: list[str] = []  # the charts built (their specs are cached too)
+    for name in {n for names in common.CHARTED.values() for n in names}:
+        build = getattr(charts, name)
+        monkeypatch.setattr(charts, name, lambda *a, _b=build, _n=name, **kw: (
+            drawn.append(_n), _b(*a, **kw))[1])
     for page in PAGES:
         at = open_page(page)
         assert not at.exception, [e.value for e in at.exception]
         assert len(at.dataframe) >= 1
-    assert computed == []
+    assert computed == [] and drawn == []
     open_page("tests", framework="vllm")
     assert sorted(computed) == ["amd_only_failures", "skip_parity", "test_matrix"]
+    assert sorted(drawn) == ["amd_only_failures", "test_matrix"]
     st.cache_data.clear()
 
 

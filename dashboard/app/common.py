@@ -89,15 +89,27 @@ def warm(pages=tuple(PAGES)) -> list[str]:
         return []
     done = []
     for page in pages:
-        got = {name: view(name, **kw) for name, kw in page_calls(page, DEFAULT_FILTERS).items()}
+        calls = page_calls(page, DEFAULT_FILTERS)
+        got = {name: view(name, **kw) for name, kw in calls.items()}
         done += got
         if page == "performance":
             ratios = got["performance_parity"]
             if not ratios.empty:
-                view("performance_history",
-                     **history_call(ratios, configs(ratios)[0], DEFAULT_FILTERS))
+                calls["performance_history"] = history_call(ratios, configs(ratios)[0],
+                                                            DEFAULT_FILTERS)
+                view("performance_history", **calls["performance_history"])
                 done.append("performance_history")
+        for name in CHARTED[page]:  # and the charts' specs, as the page asks for them
+            if name in calls:
+                spec(name, **calls[name])
     return list(dict.fromkeys(done))
+
+
+# the views each page charts with its filters (`chart`), whose specs `warm` makes too
+CHARTED = {"overview": ("headline", "rocm_stack"), "tests": ("amd_only_failures", "test_matrix"),
+           "performance": ("performance_summary", "pareto", "performance_history"),
+           "accuracy": ("accuracy_parity",), "capabilities": ("capability_parity",),
+           "coverage": ("coverage",), "regressions": ("regressions",), "runners": ("fleet",)}
 
 
 @st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)
@@ -108,11 +120,15 @@ def _spec(name: str, url: str, kw: tuple, version: str) -> dict:
     return getattr(charts, name)(_view(name, url, kw, version)).to_dict()
 
 
-def chart(name: str, key: str | None = None, **kw) -> None:
-    """`charts.<name>(frames.<name>(**kw))` on the page, the spec cached as the view is."""
+def spec(name: str, **kw) -> dict:
+    """The Vega-Lite spec of `charts.<name>(frames.<name>(**kw))`, cached as the view is."""
     url = store_url()
-    st.vega_lite_chart(spec=_spec(name, url, tuple(sorted(kw.items())),
-                                  tables.version(url or None)), key=key)
+    return _spec(name, url, tuple(sorted(kw.items())), tables.version(url or None))
+
+
+def chart(name: str, key: str | None = None, **kw) -> None:
+    """`charts.<name>(frames.<name>(**kw))` on the page, from its cached spec (`spec`)."""
+    st.vega_lite_chart(spec=spec(name, **kw), key=key)
 
 
 @st.cache_data(ttl=TTL, max_entries=ENTRIES, show_spinner=False)
