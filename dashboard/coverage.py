@@ -122,7 +122,8 @@ def _lanes(jobs: pd.DataFrame) -> dict[tuple, dict]:
 
 def _keys(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[tuple]]:
     """Each row's group number over `columns` (missing values a key of their own) and each
-    group's key, groups in order of first appearance."""
+    group's key, the groups in order of their keys' codes (each column's values numbered in
+    order of first appearance)."""
     codes, uniques = zip(*(pd.factorize(df[c], use_na_sentinel=False) for c in columns))
     flat = np.zeros(len(df), np.int64)
     for c, u in zip(codes, uniques):

@@ -339,7 +339,8 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.D
     names = _read_plain(engine, select(Framework.id.label("framework_id"),
                                        Framework.name.label("framework")))
     runs["run_at"] = _times(runs["run_at"])  # parsed once a run, not once a job
-    # a run pruned between the two reads (`parity db prune`) takes its jobs with it
+    # a run deleted between the two reads (a Buildkite build dropped to be stored again)
+    # takes its jobs with it
     df = df[pd.Index(runs["run_pk"]).get_indexer(df["run_pk"]) >= 0].reset_index(drop=True)
     for table, key in ((runs, "run_pk"), (hardware, "hardware_id"), (names, "framework_id")):
         # a job without hardware or framework finds none: its fields are missing (NaN)
