@@ -9,13 +9,12 @@ noise (a point or two at n≈1,300) is never a cliff.
 from __future__ import annotations
 
 import json
-import math
 from typing import Callable
 
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.intervals import holm, n_from_stderr, two_proportion, wilson
+from parity.dashboard.intervals import holm, n_from_stderrs, two_proportion, wilson_bounds
 
 CELL = ["framework", "model", "task", "metric", "filter", "config", "concurrency"]
 DIM_KEYS = frozenset({"concurrency", "hw", "image", "date", "recipe_fingerprint", "conc"})
@@ -42,13 +41,12 @@ def history(acc: pd.DataFrame) -> pd.DataFrame:
     # each config's text parsed once: a window repeats a few configs over thousands of rows
     a["config"] = texts.map({t: _config_text(t) for t in texts.unique()})
     a["concurrency"] = a["concurrency"].astype("Float64")
-    n = a["n"].astype(float)
-    est = [n_from_stderr(v, s) for v, s in zip(a["value"], a["stderr"])]
-    a["n"] = n.where(n.notna() & (n > 0), pd.Series(est, index=a.index, dtype=float))
-    bounds = [wilson(v * k, k) if k == k else (math.nan, math.nan)
-              for v, k in zip(a["value"], a["n"])]
-    a["lo"] = [b[0] for b in bounds]
-    a["hi"] = [b[1] for b in bounds]
+    value = a["value"].to_numpy(dtype=float)
+    n = a["n"].to_numpy(dtype=float)
+    est = n_from_stderrs(value, a["stderr"].to_numpy(dtype=float))
+    n = np.where(~np.isnan(n) & (n > 0), n, est)
+    a["n"] = n
+    a["lo"], a["hi"] = wilson_bounds(value * n, n)
     return a.sort_values("run_at")[cols].reset_index(drop=True)
 
 
@@ -105,10 +103,14 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
             if len(idx) > 1 and others_n > 0:
                 others = (total_hits - hits[i]) / others_n
                 z, p = two_proportion(value, n_i, others, others_n)
-                lo, hi = wilson(others * others_n, others_n)
-                row.update(others_value=others, others_lo=lo, others_hi=hi, p_others=p)
+                row.update(others_value=others, others_n=others_n, p_others=p)
             rows.append(row)
-    out = pd.DataFrame(rows, columns=cols)
+    out = pd.DataFrame(rows, columns=cols + ["others_n"])
+    if len(out):  # the other concurrencies' intervals, all at once
+        others_n = out["others_n"].to_numpy(dtype=float)
+        out["others_lo"], out["others_hi"] = wilson_bounds(
+            out["others_value"].to_numpy(dtype=float) * others_n, others_n)
+    out = out.drop(columns="others_n")
     out["p_vendor_holm"] = holm(out["p_vendor"].astype(float))
     out["p_others_holm"] = holm(out["p_others"].astype(float))
     vendor_cliff = ((out["nvidia_value"] - out["amd_value"] >= min_drop)

@@ -15,13 +15,25 @@ Z95 = 1.959963984540054
 
 def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion (NaNs when n is unknown or zero)."""
-    if not n or n <= 0 or not math.isfinite(n):
-        return math.nan, math.nan
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo, hi = wilson_bounds(np.array([successes], float), np.array([n], float), z)
+    return float(lo[0]), float(hi[0])
+
+
+def wilson_bounds(successes: np.ndarray, n: np.ndarray,
+                  z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """`wilson` of each (successes, n) pair, as two arrays: a window's thousands of scores
+    at once rather than a call each."""
+    successes, n = np.asarray(successes, float), np.asarray(n, float)
+    ok = np.isfinite(n) & (n > 0)
+    n = np.where(ok, n, 1.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = successes / n
+        denom = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # fmax/fmin: a NaN bound gives the limit, as max(0.0, nan) does
+    lo, hi = np.fmax(0.0, centre - half), np.fmin(1.0, centre + half)
+    return np.where(ok, lo, np.nan), np.where(ok, hi, np.nan)
 
 
 def two_proportion(p1: float, n1: float, p2: float, n2: float) -> tuple[float, float]:
@@ -39,9 +51,18 @@ def two_proportion(p1: float, n1: float, p2: float, n2: float) -> tuple[float, f
 def n_from_stderr(p: float, stderr: float | None) -> float:
     """The sample size a mean-of-0/1 score implies from its reported standard error
     (lm-eval reports sd/sqrt(n) with ddof 1): n = p(1-p)/se² + 1."""
-    if stderr is None or not math.isfinite(stderr) or stderr <= 0 or not 0 < p < 1:
-        return math.nan
-    return round(p * (1 - p) / (stderr * stderr) + 1)
+    return float(n_from_stderrs(np.array([p], float),
+                                np.array([np.nan if stderr is None else stderr], float))[0])
+
+
+def n_from_stderrs(p: np.ndarray, stderr: np.ndarray) -> np.ndarray:
+    """`n_from_stderr` of each (score, standard error) pair, as an array (NaN where the
+    error is missing, not positive, or the score not strictly between 0 and 1)."""
+    p, stderr = np.asarray(p, float), np.asarray(stderr, float)
+    ok = np.isfinite(stderr) & (stderr > 0) & (p > 0) & (p < 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = np.round(p * (1 - p) / (stderr * stderr) + 1)
+    return np.where(ok, n, np.nan)
 
 
 def holm(pvalues: Sequence[float]) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.intervals import wilson
+from parity.dashboard.intervals import wilson, wilson_bounds
 from parity.db.vectors import OUTCOMES, SKIPS, names
 
 LANE = ["framework", "suite", "hardware"]
@@ -557,9 +557,8 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     runs = out["runs"].astype(int)
     out["flip_rate"] = (out["flips"] / (runs - 1).where(runs > 1)).fillna(0.0)
     out["fail_rate"] = out["failures"] / runs
-    bounds = [wilson(int(k), int(n)) for k, n in zip(out["failures"], runs)]
-    out["fail_lo"] = [b[0] for b in bounds]
-    out["fail_hi"] = [b[1] for b in bounds]
+    out["fail_lo"], out["fail_hi"] = wilson_bounds(out["failures"].to_numpy(dtype=float),
+                                                   runs.to_numpy(dtype=float))
     for c in ("runs", "failures", "rerun_passes"):
         out[c] = out[c].astype(int)
     out = _plain(out[[c for c in cols if c != "label"]])

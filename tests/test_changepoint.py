@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from parity.dashboard import changepoint
-from parity.dashboard.intervals import geomean_interval, holm, n_from_stderr, two_proportion, wilson
+from parity.dashboard.intervals import (geomean_interval, holm, n_from_stderr, n_from_stderrs,
+                                         two_proportion, wilson, wilson_bounds)
 from parity.dashboard.period import period, week_period
 
 
@@ -92,6 +93,24 @@ def test_wilson_and_two_proportion():
     assert z == pytest.approx(10.7, abs=0.1) and p < 1e-20
     assert math.isnan(wilson(0, 0)[0])
     assert n_from_stderr(0.94, math.sqrt(0.94 * 0.06 / 1318)) == 1319
+
+
+def test_interval_arrays_take_each_pair_as_the_scalar_form_does():
+    """A window's scores get their intervals and sample sizes as arrays: each element is
+    what the one-pair form gives, and every pair without a usable n is NaN, not an error."""
+    k = np.array([1240, 0, 14, 3, 5, 2, float("nan")])
+    n = np.array([1319, 14, 14, 0, -2, float("nan"), 10])
+    lo, hi = wilson_bounds(k, n)
+    assert lo[0] == pytest.approx(0.926, abs=5e-4) and hi[0] == pytest.approx(0.952, abs=5e-4)
+    assert lo[1] == pytest.approx(0.0, abs=1e-12) and hi[2] <= 1.0  # none / all: within [0, 1]
+    assert all(math.isnan(x) for x in (*lo[3:6], *hi[3:6]))  # n zero, negative, unknown
+    for i in range(len(k)):
+        assert (lo[i], hi[i]) == pytest.approx(wilson(k[i], n[i]), nan_ok=True)
+    p = np.array([0.94, 0.94, 0.94, 0.0, 1.0, 0.5])
+    se = np.array([math.sqrt(0.94 * 0.06 / 1318), 0.0, float("nan"), 0.01, 0.01, -0.1])
+    found = n_from_stderrs(p, se)
+    assert found[0] == 1319 and np.isnan(found[1:]).all()  # no usable error or score
+    assert n_from_stderr(0.94, None) != n_from_stderr(0.94, None)  # NaN, as a missing error
 
 
 def test_holm():
