@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from parity.dashboard.groups import distinct, groups
 from parity.dashboard.performance import config_label
 from parity.db.models import VENDOR_GATED
 
@@ -100,7 +101,7 @@ def _lanes(jobs: pd.DataFrame) -> dict[tuple, dict]:
     total), `executed` (passed, failed, errors, xfailed, xpassed), `ran` (jobs with tests),
     `last` (latest run) and `last_ran` (latest run with tests). A suite or hardware that is
     missing is a key of its own (NaN)."""
-    group, keys = _keys(jobs, ["framework", "vendor", "suite", "hardware"])
+    group, keys = groups(*(jobs[c] for c in ("framework", "vendor", "suite", "hardware")))
     n = len(keys)
     executed = jobs[["passed", "failed", "error", "xfailed", "xpassed"]].to_numpy(
         np.int64).sum(axis=1)
@@ -120,19 +121,6 @@ def _lanes(jobs: pd.DataFrame) -> dict[tuple, dict]:
     return {k: dict(zip(names, v)) for k, v in zip(keys, figures)}
 
 
-def _keys(df: pd.DataFrame, columns: list[str]) -> tuple[np.ndarray, list[tuple]]:
-    """Each row's group number over `columns` (missing values a key of their own) and each
-    group's key, the groups in order of their keys' codes (each column's values numbered in
-    order of first appearance)."""
-    codes, uniques = zip(*(pd.factorize(df[c], use_na_sentinel=False) for c in columns))
-    flat = np.zeros(len(df), np.int64)
-    for c, u in zip(codes, uniques):
-        flat = flat * max(len(u), 1) + c
-    _, first, group = np.unique(flat, return_index=True, return_inverse=True)
-    keys = [tuple(u[c[i]] for c, u in zip(codes, uniques)) for i in first.tolist()]
-    return group.ravel(), keys
-
-
 def _latest(times) -> pd.Timestamp:
     """The latest of these run times, missing ones left out (NaT when none is known)."""
     known = [t for t in times if not pd.isna(t)]
@@ -144,7 +132,7 @@ def _hardware_of(df: pd.DataFrame) -> dict[str, set]:
     out: dict[str, set] = {}
     if df.empty:
         return out
-    for fw, hw in _keys(df, ["framework", "hardware"])[1]:
+    for fw, hw in distinct(df["framework"], df["hardware"]):
         out.setdefault(fw, set()).add(hw)
     return out
 

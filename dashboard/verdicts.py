@@ -13,21 +13,12 @@ import bisect
 import numpy as np
 import pandas as pd
 
+from parity.dashboard.groups import distinct
+
 WEEK = pd.Timedelta(days=6)  # the reference's expected suites: the week up to the night
 EXECUTED = ["passed", "failed", "error", "xfailed", "xpassed"]
 COLUMNS = ["framework", "amd_hardware", "nvidia_hardware", "night", "suites_reference",
            "suites_executed", "missing_suites", "reference_gate", "amd_gate", "complete", "why"]
-
-
-def _executed(jobs: pd.DataFrame) -> pd.DataFrame:
-    ran = jobs[jobs[EXECUTED].sum(axis=1) > 0]
-    return ran.assign(night=pd.to_datetime(ran["run_at"]).dt.normalize())
-
-
-def _distinct(*columns: pd.Series) -> set[tuple]:
-    """The distinct rows of these columns, as tuples of Python values."""
-    frame = pd.concat(columns, axis=1, keys=range(len(columns))).drop_duplicates()
-    return set(zip(*(frame[c].tolist() for c in frame.columns)))
 
 
 def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -36,28 +27,28 @@ def nightly(jobs: pd.DataFrame, accuracy: pd.DataFrame, pairs: pd.DataFrame) -> 
     amd_hardware, nvidia_hardware. One row per AMD lane and night it ran anything."""
     if jobs.empty or pairs.empty:
         return pd.DataFrame(columns=COLUMNS)
-    ran = _executed(jobs)
     every = pd.to_datetime(jobs["run_at"]).dt.normalize()
+    ran = np.flatnonzero(jobs[EXECUTED].sum(axis=1).to_numpy() > 0)  # executed a test
     acc_nights = pd.to_datetime(accuracy["run_at"]).dt.normalize() \
         if not accuracy.empty else pd.Series([], dtype="datetime64[ns]")
     # per (framework, hardware): the nights it ran anything, the suites that executed tests
     # each night, the nights with accuracy results (sets, not a frame filtered per night)
     # (each distinct key once: thousands of jobs and accuracy rows, a few hundred nights)
     nights_of: dict[tuple, set] = {}
-    for fw, hw, night in _distinct(jobs["framework"], jobs["hardware"], every):
+    for fw, hw, night in distinct(jobs["framework"], jobs["hardware"], every):
         nights_of.setdefault((fw, hw), set()).add(night)
     suites_of: dict[tuple, dict] = {}
-    for fw, hw, night, suite in _distinct(ran["framework"], ran["hardware"], ran["night"],
-                                          ran["suite"]):
+    for fw, hw, night, suite in distinct(*(c.iloc[ran] for c in (
+            jobs["framework"], jobs["hardware"], every, jobs["suite"]))):
         suites_of.setdefault((fw, hw), {}).setdefault(night, set()).add(suite)
     gates_of: dict[tuple, set] = {}
     if not accuracy.empty:
-        for fw, hw, night in _distinct(accuracy["framework"], accuracy["hardware"],
-                                       acc_nights):
+        for fw, hw, night in distinct(accuracy["framework"], accuracy["hardware"],
+                                      acc_nights):
             gates_of.setdefault((fw, hw), set()).add(night)
     rows = []
-    for fw, amd, ref in pairs[["framework", "amd_hardware", "nvidia_hardware"]] \
-            .dropna().drop_duplicates().itertuples(index=False):
+    lanes = zip(*(pairs[c].tolist() for c in ("framework", "amd_hardware", "nvidia_hardware")))
+    for fw, amd, ref in dict.fromkeys(k for k in lanes if not any(pd.isna(x) for x in k)):
         ref_suites, amd_suites = suites_of.get((fw, ref), {}), suites_of.get((fw, amd), {})
         ref_gates, amd_gates = gates_of.get((fw, ref), set()), gates_of.get((fw, amd), set())
         ref_nights = sorted(ref_suites)

@@ -1,0 +1,28 @@
+"""Rows grouped by the values of a few columns, as integers: each row's group number and
+each group's key once. The views group a window's thousands of jobs or rows by a few text
+and time columns (framework, hardware, suite, night) to look a few hundred keys up;
+numbering the columns' values and the combinations costs a fraction of a pandas grouping
+or of a tuple per row."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def groups(*columns: pd.Series) -> tuple[np.ndarray, list[tuple]]:
+    """Each row's group number over these columns (of one length; a missing value is a value
+    of its own) and each group's key as a tuple of the columns' values, the groups in order
+    of their keys' codes (each column's values numbered in order of first appearance)."""
+    codes, uniques = zip(*(pd.factorize(c, use_na_sentinel=False) for c in columns))
+    flat = np.zeros(len(columns[0]), np.int64)
+    for c, u in zip(codes, uniques):
+        flat = flat * max(len(u), 1) + c
+    _, first, group = np.unique(flat, return_index=True, return_inverse=True)
+    # each column's values taken once for all the groups (a value boxed at a time cost more)
+    keys = list(zip(*(u.take(c[first]).tolist() for c, u in zip(codes, uniques))))
+    return group.ravel(), keys
+
+
+def distinct(*columns: pd.Series) -> list[tuple]:
+    """The distinct rows of these columns, as tuples of their values (`groups`' keys)."""
+    return groups(*columns)[1] if len(columns[0]) else []
