@@ -14,6 +14,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from parity.dashboard.groups import key_codes
 from parity.dashboard.intervals import holm, n_from_stderrs, two_proportion, wilson_bounds
 
 CELL = ["framework", "model", "task", "metric", "filter", "config", "concurrency"]
@@ -68,11 +69,14 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
                    "job_url"]
     if cells_.empty:
         return pd.DataFrame(columns=cols)
-    nvidia_hw = cells_[cells_["vendor"] == "nvidia"].groupby("framework")["hardware"].agg(set)
     # each column as the frame's object array holds it (the values `iterrows` gives), read
     # by position: a window holds hundreds of cells and a pandas row per cell cost more
     # than the tests
     v = dict(zip(cells_.columns, cells_.to_numpy(dtype=object).T))
+    nvidia_hw: dict[str, set] = {}  # framework -> the NVIDIA hardware with cells
+    for i in np.flatnonzero(v["vendor"] == "nvidia"):
+        if not pd.isna(v["framework"][i]):
+            nvidia_hw.setdefault(v["framework"][i], set()).add(v["hardware"][i])
     cell_key = list(zip(*(v[c] for c in CELL)))
     ref_index = {cell_key[j] + (v["hardware"][j],): j
                  for j in np.flatnonzero(v["vendor"] == "nvidia")}
@@ -80,8 +84,12 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
     hits = np.nan_to_num(cells_["value"].to_numpy(dtype=float) * n, nan=0.0)
     n0 = np.nan_to_num(n, nan=0.0)
     rows = []
+    pooled: dict[int, float] = {}  # row -> the other concurrencies' n, where it has them
     group = [c for c in CELL if c != "concurrency"]
-    for idx in cells_.groupby(group + ["hardware"], dropna=False, sort=False).indices.values():
+    # the cells of each (cell less its concurrency, hardware), in order of first appearance
+    number = key_codes(*(cells_[c] for c in group + ["hardware"]))
+    order = np.argsort(number, kind="stable")
+    for idx in np.split(order, np.flatnonzero(np.diff(number[order])) + 1):
         total_hits, total_n = hits[idx].sum(), n0[idx].sum()
         for i in idx:
             if v["vendor"][i] != "amd":
@@ -103,14 +111,15 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
             if len(idx) > 1 and others_n > 0:
                 others = (total_hits - hits[i]) / others_n
                 z, p = two_proportion(value, n_i, others, others_n)
-                row.update(others_value=others, others_n=others_n, p_others=p)
+                row.update(others_value=others, p_others=p)
+                pooled[len(rows)] = others_n
             rows.append(row)
-    out = pd.DataFrame(rows, columns=cols + ["others_n"])
-    if len(out):  # the other concurrencies' intervals, all at once
-        others_n = out["others_n"].to_numpy(dtype=float)
+    out = pd.DataFrame(rows, columns=cols)
+    if rows:  # the other concurrencies' intervals, all at once
+        others_n = np.full(len(rows), np.nan)
+        others_n[list(pooled)] = list(pooled.values())
         out["others_lo"], out["others_hi"] = wilson_bounds(
             out["others_value"].to_numpy(dtype=float) * others_n, others_n)
-    out = out.drop(columns="others_n")
     out["p_vendor_holm"] = holm(out["p_vendor"].astype(float))
     out["p_others_holm"] = holm(out["p_others"].astype(float))
     vendor_cliff = ((out["nvidia_value"] - out["amd_value"] >= min_drop)

@@ -30,6 +30,7 @@ from parity.dashboard import alerts as alert_rules
 from parity.dashboard import compilers as compiler_rules
 from parity.dashboard import stack as stack_rules
 from parity.dashboard import verdicts as verdict_rules
+from parity.dashboard.groups import key_codes
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
 from parity.db import vectors as vec
@@ -230,7 +231,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     by = ["framework", "vendor", "hardware", "run_pk", "commit", "run_at"]
     job_at = pd.Index(jobs["job_pk"]).get_indexer(a["job"])
     # one row per (run, hardware, test): the worst outcome first, then the order read
-    key = outcomes.key_codes(outcomes.key_codes(*(jobs[c] for c in by))[job_at],
+    key = key_codes(key_codes(*(jobs[c] for c in by))[job_at],
                              a["parity_id"])
     if key.max(initial=-1) + 1 == len(key):  # one job per run and hardware: nothing to reduce
         keep, reruns = np.arange(len(key)), a["rerun"]

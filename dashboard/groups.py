@@ -9,6 +9,17 @@ import numpy as np
 import pandas as pd
 
 
+def key_codes(*columns) -> np.ndarray:
+    """One integer per distinct combination of the columns' values (Series or arrays of one
+    length), numbered by first appearance, a missing value being a value of its own: a key
+    to group on without grouping text."""
+    out = np.zeros(len(columns[0]), np.int64)
+    for column in columns:
+        codes, uniques = pd.factorize(column, use_na_sentinel=False)
+        out = pd.factorize(out * max(len(uniques), 1) + codes)[0]  # stays small
+    return out
+
+
 def groups(*columns: pd.Series) -> tuple[np.ndarray, list[tuple]]:
     """Each row's group number over these columns (of one length; a missing value is a value
     of its own) and each group's key as a tuple of the columns' values, the groups in order

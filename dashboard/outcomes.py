@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from parity.dashboard.groups import key_codes
 from parity.dashboard.intervals import wilson, wilson_bounds
 from parity.db.vectors import OUTCOMES, SKIPS, names
 
@@ -393,17 +394,6 @@ def _matrix_order(wide: pd.DataFrame) -> np.ndarray:
 
     return np.lexsort([rank(wide[c]) for c in ("parity_key", "quadrant", "suite",
                                                "amd_hardware", "framework")])
-
-
-def key_codes(*columns) -> np.ndarray:
-    """One integer per distinct combination of the columns' values (Series or arrays of one
-    length), numbered by first appearance, a missing value being a value of its own: a key
-    to group on without grouping text."""
-    out = np.zeros(len(columns[0]), np.int64)
-    for column in columns:
-        codes, uniques = pd.factorize(column, use_na_sentinel=False)
-        out = pd.factorize(out * max(len(uniques), 1) + codes)[0]  # stays small
-    return out
 
 
 class _Ran:

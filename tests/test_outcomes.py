@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from parity.dashboard import outcomes
+from parity.dashboard.groups import key_codes
 from parity.dashboard.intervals import wilson
 from parity.db import vectors as vec
 
@@ -623,9 +624,9 @@ def test_the_first_row_of_a_history_counts_like_any_other():
 def test_key_codes_number_each_combination_by_first_appearance():
     """One integer per distinct combination, numbered by first appearance; a missing value is
     a value of its own and meets no other combination."""
-    codes = outcomes.key_codes(np.array([0, 1, 0, 1, 0]), pd.Series(["z", None, "y", None, "z"]))
+    codes = key_codes(np.array([0, 1, 0, 1, 0]), pd.Series(["z", None, "y", None, "z"]))
     assert list(codes) == [0, 1, 2, 1, 0]
-    assert list(outcomes.key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
+    assert list(key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
 
 
 def test_outcome_categories_are_the_vocabularys_with_other_past_it():
