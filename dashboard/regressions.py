@@ -171,8 +171,9 @@ def new_failures(streaks: pd.DataFrame, *, flaky: pd.DataFrame | None = None, si
         return streaks
     s = streaks[(streaks["streak"] >= min_streak) & (streaks["runs"] > streaks["streak"])]
     if flaky is not None and not flaky.empty:
-        known = pd.MultiIndex.from_frame(flaky[["framework", "hardware", "parity_id"]])
-        s = s[~pd.MultiIndex.from_frame(s[["framework", "hardware", "parity_id"]]).isin(known)]
+        keys = ("framework", "hardware", "parity_id")
+        known = set(zip(*(flaky[c].tolist() for c in keys)))
+        s = s[[k not in known for k in zip(*(s[c].tolist() for c in keys))]]
     if since is not None:
         s = s[s["first_failing"] >= since]
     return s
