@@ -173,7 +173,7 @@ def new_failures(streaks: pd.DataFrame, *, flaky: pd.DataFrame | None = None, si
     if flaky is not None and not flaky.empty:
         keys = ("framework", "hardware", "parity_id")
         known = set(zip(*(flaky[c].tolist() for c in keys)))
-        s = s[[k not in known for k in zip(*(s[c].tolist() for c in keys))]]
+        s = s[np.array([k not in known for k in zip(*(s[c].tolist() for c in keys))], bool)]
     if since is not None:
         s = s[s["first_failing"] >= since]
     return s
