@@ -219,6 +219,19 @@ def _read_plain(engine: Engine, stmt) -> pd.DataFrame:
     return pd.DataFrame.from_records(rows, columns=columns)
 
 
+def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.DataFrame:
+    """`_read_plain` of `stmt` (a SELECT without WHERE or parameters) for the rows whose
+    `column` is one of `ids`: compiled once and sent as `state.rows_by_key` sends it (one
+    array on PostgreSQL), not compiled again for each IN list of ids (the 50M store's
+    benchmark rows' 675 jobs: 10.7 -> 4.9 ms on PostgreSQL, 3.8 -> 1.7 ms on SQLite)."""
+    with engine.connect() as conn:
+        rows = state.rows_by_key(conn, str(stmt.compile(dialect=conn.dialect)), column,
+                                 sorted(int(i) for i in ids))
+    # as plain tuples: pandas takes SQLAlchemy's rows one value at a time (4 ms for 675)
+    return pd.DataFrame.from_records([tuple(r) for r in rows],
+                                     columns=[c.key for c in stmt.selected_columns])
+
+
 def _fetch(engine: Engine, stmt) -> tuple[list[str], list[tuple]]:
     """`stmt`'s column names and rows as the driver's cursor gives them (`_read_plain`)."""
     with engine.connect() as conn:
@@ -791,9 +804,8 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     at = pd.Index(table["_key"]).get_indexer(pointer)
     config_keys = table["config_key"].to_numpy(dtype=object)[at]
     job_pks = np.unique(rows["job_pk"].to_numpy(np.int64)).tolist()
-    jobs = pd.concat([_read_plain(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS))
-                                  .where(CiJob.id.in_(job_pks[i:i + CHUNK])))
-                      for i in range(0, len(job_pks), CHUNK)], ignore_index=True)
+    jobs = _read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS)),
+                        f"{CiJob.__tablename__}.id", job_pks)
     # the times parsed once a job, not once a row (`_metric_frame` finds them parsed)
     jobs["run_at"] = pd.to_datetime(jobs["run_at"], format="ISO8601")
     # each config's first row (the keys as integers: a sort of 30,000 texts cost more)

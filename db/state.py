@@ -30,15 +30,15 @@ def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
     """The vectors of these jobs (a job without tests has none). Each distinct set of test
     ids among them is read and decoded once, and their vectors share it (the same array)."""
     wanted = sorted({int(j) for j in job_pks})
-    rows = _rows(conn, "SELECT job_pk, set_pk, outcomes, skips, reruns FROM job_outcome",
-                 "job_pk", wanted)
-    sets = {int(pk): ids_from_bytes(ids) for pk, ids in _rows(
+    rows = rows_by_key(conn, "SELECT job_pk, set_pk, outcomes, skips, reruns FROM job_outcome",
+                       "job_pk", wanted)
+    sets = {int(pk): ids_from_bytes(ids) for pk, ids in rows_by_key(
         conn, "SELECT id, test_ids FROM test_set", "id", sorted({int(r[1]) for r in rows}))}
     return {int(job_pk): Vector.from_codes(sets[int(set_pk)], *arrays)
             for job_pk, set_pk, *arrays in rows}
 
 
-def _rows(conn: Connection, sql: str, key: str, values: list[int]) -> list[tuple]:
+def rows_by_key(conn: Connection, sql: str, key: str, values: list[int]) -> list[tuple]:
     """The rows of `sql` whose `key` is one of `values`, as the driver gives them (arrays as
     bytes), in the caller's transaction. On PostgreSQL through psycopg's binary results
     (`store.rows_by_ids`): the arrays arrive as their bytes rather than as hex text to
@@ -216,8 +216,8 @@ def read_benchmarks(conn: Connection, job_pks: Iterable[int]) -> dict[str, np.nd
     """The `job_benchmark` arrays of these jobs joined, with each row's `job_pk`, in job and
     then row id order."""
     wanted = sorted({int(j) for j in job_pks})
-    found = _rows(conn, "SELECT job_pk, ids, series, artifacts, records, \"values\" "
-                  "FROM job_benchmark", "job_pk", wanted)
+    found = rows_by_key(conn, "SELECT job_pk, ids, series, artifacts, records, \"values\" "
+                        "FROM job_benchmark", "job_pk", wanted)
     found.sort(key=lambda r: r[0])
     out = {name: np.frombuffer(b"".join(bytes(r[i]) for r in found), stored)
            .astype(stored[1:], copy=False)  # native order, as the vectors' ids
