@@ -87,13 +87,20 @@ def reduce(ids, outcomes, skips, reruns) -> Vector:
     reruns = np.asarray(reruns, dtype=np.uint8)
     if len(ids) == 0:
         return EMPTY
-    order = np.lexsort((skips, outcomes, ids))  # by id, then worst outcome first
-    ids, outcomes, skips, reruns = ids[order], outcomes[order], skips[order], reruns[order]
+    # by id alone, stably: the input is mostly sorted runs (jobs' vectors one after the
+    # other, or one vector with a few ids remapped), which a stable sort merges in a pass;
+    # a sort on the codes too cost twice as much (two 75,000-test jobs: 5.2 -> 2.9 ms)
+    order = np.argsort(ids, kind="stable")
+    ids = ids[order]
     first = np.ones(len(ids), dtype=bool)
     first[1:] = ids[1:] != ids[:-1]
     starts = np.flatnonzero(first)
-    return Vector(ids[first], outcomes[first], skips[first],
-                  np.maximum.reduceat(reruns, starts).astype(np.uint8))
+    if len(starts) == len(ids):
+        return Vector(ids, outcomes[order], skips[order], reruns[order])
+    # each id's worst (outcome, skip) pair: the smallest of the two codes as one number
+    worst = np.minimum.reduceat((outcomes.astype(np.uint16) << 8 | skips)[order], starts)
+    return Vector(ids[first], (worst >> 8).astype(np.uint8), (worst & 0xFF).astype(np.uint8),
+                  np.maximum.reduceat(reruns[order], starts).astype(np.uint8))
 
 
 def merge(*vectors: Vector) -> Vector:

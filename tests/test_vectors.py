@@ -41,6 +41,29 @@ def test_reduce_keeps_the_worst_outcome_its_skip_and_any_rerun():
     assert vec.reduce([], [], [], []) is vec.EMPTY and len(vec.EMPTY) == 0
 
 
+def test_reduce_matches_a_row_by_row_reduction_on_shuffled_and_sorted_runs():
+    """Many reports of overlapping tests, in sorted runs (jobs one after the other) and
+    shuffled: each id keeps its smallest (outcome, skip) pair and any rerun, as a plain
+    loop over the rows finds them."""
+    rng = np.random.default_rng(7)
+    pool = rng.integers(-2**62, 2**62, 400)
+    runs = [np.sort(rng.choice(pool, 300, replace=False)) for _ in range(3)]
+    ids = np.concatenate(runs)
+    outcomes = rng.integers(0, len(vec.OUTCOMES) + 1, len(ids)).astype(np.uint8)
+    skips = rng.integers(0, len(vec.SKIPS), len(ids)).astype(np.uint8)
+    reruns = (rng.random(len(ids)) < 0.2).astype(np.uint8)
+    for order in (np.arange(len(ids)), rng.permutation(len(ids))):
+        got = vec.reduce(ids[order], outcomes[order], skips[order], reruns[order])
+        want: dict[int, tuple] = {}
+        for i, o, k, r in zip(ids.tolist(), outcomes.tolist(), skips.tolist(), reruns.tolist()):
+            w = want.get(i, (255, 255, 0))
+            want[i] = (*min((o, k), w[:2]), max(r, w[2]))
+        assert got.ids.tolist() == sorted(want)
+        assert [tuple(t) for t in zip(got.outcomes.tolist(), got.skips.tolist(),
+                                      got.reruns.tolist())] == [want[i] for i in sorted(want)]
+        assert got.outcomes.dtype == got.skips.dtype == got.reruns.dtype == np.uint8
+
+
 def test_merge_is_the_reduction_of_all_reports():
     a = _v([1, 2, 3], ["passed", "passed", "skipped"])
     b = _v([2, 4], ["failed", "passed"], reruns=[1, 0])
