@@ -476,7 +476,7 @@ def failure_messages(engine: Engine, job_pks: Iterable[int],
         return pd.DataFrame({"job_pk": np.empty(0, np.int64),
                              "parity_id": np.empty(0, np.int64), "message": []})
     job = rows["job_pk"].to_numpy(np.int64)
-    parity = vec.Aliases(aliases(engine)).parity_ids(rows["test_pk"].to_numpy(np.int64))
+    parity = alias_map(engine).parity_ids(rows["test_pk"].to_numpy(np.int64))
     rank = rows["outcome"].map({o: i for i, o in enumerate(vec.OUTCOMES)}) \
         .fillna(len(vec.OUTCOMES)).to_numpy()
     # the worst row first, then the order read, as the reduction of every row does
@@ -506,7 +506,7 @@ def _with_parity_ids(engine: Engine, frames: list[pd.DataFrame], cols: list[str]
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True)
-    out["parity_id"] = vec.Aliases(aliases(engine)).parity_ids(
+    out["parity_id"] = alias_map(engine).parity_ids(
         out["test_pk"].to_numpy(dtype=np.int64))
     return out[cols]
 
@@ -584,6 +584,19 @@ def aliases(engine: Engine) -> dict[int, int]:
     return found
 
 
+def alias_map(engine: Engine) -> vec.Aliases:
+    """`aliases` as the sorted arrays vectorised lookups take (`vec.Aliases`), made once per
+    view call (`one_read`): a composite maps test ids to parity ids in several of its reads."""
+    memo = _READS.get()
+    key = ("alias_map", id(engine), str(engine.url))
+    if memo is not None and key in memo:
+        return memo[key]
+    found = vec.Aliases(aliases(engine))
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
 def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     """Each job's outcome vector as stored, keyed by test id (`db.vectors`). Within one view
     call (`one_read`) a job's vector is read once: a composite follows the same lanes' jobs
@@ -614,7 +627,7 @@ def failing_tests(engine: Engine, job_pks: Iterable[int], *,
     views follow, without reading the failed rows themselves (tens of thousands a fortnight,
     with their texts)."""
     by_job = job_vectors(engine, job_pks)
-    alias = vec.Aliases(aliases(engine)) if by_job else None
+    alias = alias_map(engine) if by_job else None
     jobs, ids = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
     for job, v in by_job.items():  # arrays joined once: a frame per job cost more
         hit = v.outcomes <= vec.FAILING
@@ -631,7 +644,7 @@ def vectors(engine: Engine, groups: dict) -> dict:
     each with its worst outcome, skip and rerun codes (`db.vectors`), from the per-job
     vectors ingest keeps; a job without tests adds nothing."""
     by_job = job_vectors(engine, {j for jobs in groups.values() for j in jobs})
-    alias = vec.Aliases(aliases(engine)) if by_job else None
+    alias = alias_map(engine) if by_job else None
     return {key: vec.remap(vec.merge(*(by_job[j] for j in jobs if j in by_job)), alias)
             for key, jobs in groups.items()}
 
@@ -643,23 +656,25 @@ def pair_tests(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> p
     result is read."""
     cols = ["pair", "parity_id", "amd", "ref", "amd_skip", "ref_skip"]
     found = vectors(engine, sides)
-    parts = []
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in cols}
     for pair in sorted({p for p, _ in sides}):
         amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
         union = vec.union(amd.ids, ref.ids)
         if not len(union):
             continue
-        row = {"pair": np.full(len(union), pair, np.int64), "parity_id": union}
+        parts["pair"].append(np.full(len(union), pair, np.int64))
+        parts["parity_id"].append(union)
         for side, v in (("amd", amd), ("ref", ref)):
             at = np.searchsorted(union, v.ids)
             out = np.full(len(union), ABSENT, np.int32)
             skip = np.zeros(len(union), np.int32)
             out[at], skip[at] = v.outcomes, v.skips
-            row[side], row[f"{side}_skip"] = out, skip
-        parts.append(pd.DataFrame(row))
-    if not parts:
+            parts[side].append(out)
+            parts[f"{side}_skip"].append(skip)
+    if not parts["pair"]:
         return pd.DataFrame({c: np.empty(0, np.int64) for c in cols})
-    return pd.concat(parts, ignore_index=True)[cols]
+    # the pairs' arrays joined, one frame: a frame per pair and their concatenation cost more
+    return pd.DataFrame({c: np.concatenate(v) for c, v in parts.items()})
 
 
 def messages(engine: Engine, job_pks: Iterable[int],
