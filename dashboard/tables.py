@@ -289,8 +289,10 @@ def _covers(wide: Period | None, narrow: Period | None) -> bool:
 
 def shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read) -> pd.DataFrame:
     """`read(when)`, or the rows of `when` cut from a wider read of this call (`one_read`).
-    The window is on the run's time, `run_at`, as the SQL one is; a copy is returned, so a
-    caller that changes its frame changes nobody else's."""
+    The window is on the run's time, `run_at`, as the SQL one is. Each caller gets its own
+    frame object over the shared data: pandas copies on write (always, from 3.0), so a
+    caller that changes its frame changes nobody else's, and nothing is copied until it
+    does (a deep copy of each cut cost more than the cut)."""
     memo = _READS.get()
     if memo is None:
         return read(when)
@@ -299,15 +301,15 @@ def shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read)
     if held is not None and _covers(held[0], when):
         df = held[1]
         if "run_at" not in df.columns:  # an empty store's frame
-            return df.copy()
+            return df.copy(deep=False)
         if when is not None and when.start is not None:
             df = df[df["run_at"] >= when.start]
         if when is not None and when.end is not None:
             df = df[df["run_at"] < when.end]
-        return df.reset_index(drop=True).copy()
+        return df.reset_index(drop=True)
     df = read(when)
     if held is None or _covers(when, held[0]):
-        memo[key] = (when, df.copy())
+        memo[key] = (when, df.copy(deep=False))
     return df
 
 
