@@ -270,6 +270,7 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
             read(Period())  # the widest window first: the others are cut from it
             shared = [read(w) for w in windows] + [read(windows[1], "vllm")]
             shared[0]["run_at"] = None  # a caller's change stays its own
+            shared[0].iloc[0, 0] = shared[0].iloc[1, 0]  # in place too (copy on write)
             again = read(windows[0])
         def same(a, b):
             if name != "jobs":
