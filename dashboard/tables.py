@@ -826,22 +826,25 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     # read of the rows themselves infers it
     table = pd.DataFrame.from_records(found, columns=["_key", *SERIES_DIMENSIONS])
     at = pd.Index(table["_key"]).get_indexer(pointer)
-    config_keys = table["config_key"].to_numpy(dtype=object)[at]
+    # each row's config key, as the number of its series' key (a series has one config; the
+    # texts of 30,000 rows were hashed again to look them up)
+    key_code, key_value = pd.factorize(table["config_key"].to_numpy(dtype=object),
+                                       use_na_sentinel=False)
+    row_key = key_code[at]
     job_pks = np.unique(rows["job_pk"].to_numpy(np.int64)).tolist()
     jobs = _read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS)),
                         f"{CiJob.__tablename__}.id", job_pks)
     # the times parsed once a job, not once a row (`_metric_frame` finds them parsed)
     jobs["run_at"] = pd.to_datetime(jobs["run_at"], format="ISO8601")
-    # each config's first row (the keys as integers: a sort of 30,000 texts cost more)
-    first = rows["_id"].to_numpy()[np.unique(pd.factorize(config_keys)[0],
-                                             return_index=True)[1]]
+    # each config's first row
+    first = rows["_id"].to_numpy()[np.unique(row_key, return_index=True)[1]]
     config = _read_plain(engine, select(m.config_key, m.config).where(
         m.id.in_([int(i) for i in first])))
     out = {}
     for c in columns:
         if c.key == "config":
             out[c.key] = config["config"].array.take(
-                pd.Index(config["config_key"]).get_indexer(config_keys))
+                pd.Index(config["config_key"]).get_indexer(key_value)).take(row_key)
         elif c.key in dimensions:
             out[c.key] = table[c.key].array.take(at)
         else:
