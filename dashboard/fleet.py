@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 
+from parity.dashboard.groups import distinct
 from parity.db.hardware import vocabulary
 
 POOL = ["vendor", "hardware"]
@@ -54,10 +55,10 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
 def _pool_labels(jobs: pd.DataFrame) -> pd.Series:
     """Each pool's runner labels (`_labels`), from the distinct (pool, label text) pairs of
     its jobs: a pool's jobs repeat a few texts thousands of times over a window."""
-    pairs = jobs[POOL + ["runner_labels"]].dropna(subset=POOL).drop_duplicates()
     texts: dict[tuple, list] = {}
-    for vendor, hardware, text in zip(*(pairs[c].tolist() for c in pairs.columns)):
-        texts.setdefault((vendor, hardware), []).append(text)
+    for vendor, hardware, text in distinct(*(jobs[c] for c in POOL + ["runner_labels"])):
+        if not (pd.isna(vendor) or pd.isna(hardware)):
+            texts.setdefault((vendor, hardware), []).append(text)
     index = pd.MultiIndex.from_tuples(sorted(texts), names=POOL)
     return pd.Series([_labels(texts[k]) for k in index], index=index, dtype="str")
 
