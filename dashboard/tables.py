@@ -144,10 +144,11 @@ def has_data(engine: Engine) -> bool:
 
 
 def has_table(engine: Engine, name: str) -> bool:
-    """Whether the store has this table, looked up once per view call (`one_read`): a
-    composite's parts each check the tables they read, a catalogue query each on
-    PostgreSQL (22 in one `alerts` call)."""
-    return _once(("table", name), engine, lambda: inspect(engine).has_table(name))
+    """Whether the store has this table. The store's tables are listed once per view call
+    (`one_read`): a composite's parts each check the tables they read, and each check was a
+    catalogue query on PostgreSQL (7 distinct tables in one `headline` call: 8.7 ms)."""
+    return name in _once(("tables",), engine,
+                         lambda: frozenset(inspect(engine).get_table_names()))
 
 
 def _once(kind: tuple, engine: Engine, compute):
