@@ -224,7 +224,7 @@ def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.Da
     """`_read_plain` of `stmt` (a SELECT without WHERE or parameters) for the rows whose
     `column` is one of `ids`: compiled once and sent as `state.rows_by_key` sends it (one
     array on PostgreSQL), not compiled again for each IN list of ids (the 50M store's
-    benchmark rows' 675 jobs: 10.7 -> 4.9 ms on PostgreSQL, 3.8 -> 1.7 ms on SQLite)."""
+    benchmark rows' 675 jobs: 10.7 -> 5.0 ms on PostgreSQL, 3.8 -> 3.3 ms on SQLite)."""
     with engine.connect() as conn:
         rows = state.rows_by_key(conn, str(stmt.compile(dialect=conn.dialect)), column,
                                  sorted(int(i) for i in ids))
@@ -590,14 +590,7 @@ def aliases(engine: Engine) -> dict[int, int]:
 def alias_map(engine: Engine) -> vec.Aliases:
     """`aliases` as the sorted arrays vectorised lookups take (`vec.Aliases`), made once per
     view call (`one_read`): a composite maps test ids to parity ids in several of its reads."""
-    memo = _READS.get()
-    key = ("alias_map", id(engine), str(engine.url))
-    if memo is not None and key in memo:
-        return memo[key]
-    found = vec.Aliases(aliases(engine))
-    if memo is not None:
-        memo[key] = found
-    return found
+    return _once(("alias map",), engine, lambda: vec.Aliases(aliases(engine)))
 
 
 def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
@@ -745,11 +738,8 @@ _JOB_FIELDS = [Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
                CiRun.url.label("run_url"), CiJob.url.label("job_url")]
 
 
-# the job fields an accuracy row is read with (`accuracy`)
-_ACCURACY_JOB_FIELDS = (Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
-                        Hardware.arch, Hardware.raw_name, Hardware.gpu_count,
-                        CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
-                        CiJob.url.label("job_url"))
+# the job fields an accuracy row is read with (`accuracy`): not its run's id or link
+_ACCURACY_JOB_FIELDS = tuple(c for c in _JOB_FIELDS if c.key not in ("run_pk", "run_url"))
 
 
 def _of_jobs(stmt, job_pk=None):
