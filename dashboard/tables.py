@@ -576,15 +576,11 @@ def aliases(engine: Engine) -> dict[int, int]:
     call, `one_read`)."""
     if not has_data(engine):
         return {}
-    memo = _READS.get()
-    key = ("aliases", id(engine), str(engine.url))
-    if memo is not None and key in memo:
-        return dict(memo[key])
-    with engine.connect() as conn:
-        found = state.aliases(conn)
-    if memo is not None:
-        memo[key] = dict(found)
-    return found
+
+    def read() -> dict[int, int]:
+        with engine.connect() as conn:
+            return state.aliases(conn)
+    return dict(_once(("aliases",), engine, read))  # a copy: a caller's change stays its own
 
 
 def alias_map(engine: Engine) -> vec.Aliases:
