@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Engine, and_, case, create_engine, func, inspect, select, text
+from sqlalchemy import Boolean, Engine, and_, case, create_engine, func, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
@@ -749,24 +749,73 @@ def _of_jobs(stmt, job_pk=None):
 
 def _metric_frame(engine: Engine, model, columns, framework, when,
                   latest: bool = False, job_fields=tuple(_JOB_FIELDS)) -> pd.DataFrame:
-    stmt = _of_jobs(select(*columns, model.job_pk, *job_fields), model.job_pk) \
-        .where(model.job_pk.in_(_window_jobs(engine, framework, when)))
-    if latest:
-        stmt = _latest_runs(stmt, model, framework, when)
-    # benchmark rows are plain numbers and text: straight from the cursor (accuracy rows have
-    # booleans for SQLAlchemy to convert)
+    """The window's rows of `model` (benchmark or accuracy rows), `columns` and their job's
+    id and fields (`job_fields`, labelled as `_labelled` says). The window's rows are read
+    apart from their jobs' fields, which are read once a job (`_by_job`); `latest`
+    benchmark rows, a few, in one joined read."""
     if model is BenchmarkMetric and not latest:
         df = _benchmark_rows(engine, columns, framework, when)
+    elif model is AccuracyMetric and not latest:
+        df = _accuracy_rows(engine, columns, framework, when, job_fields)
     else:
+        stmt = _of_jobs(select(*columns, model.job_pk, *job_fields), model.job_pk) \
+            .where(model.job_pk.in_(_window_jobs(engine, framework, when)))
+        if latest:
+            stmt = _latest_runs(stmt, model, framework, when)
+        # benchmark rows are plain numbers and text: straight from the cursor
         df = _read_plain(engine, stmt) if model is BenchmarkMetric else _read(engine, stmt)
+        return _labelled(df if not df.empty else pd.DataFrame(
+            columns=[c.key for c in stmt.selected_columns]))
     if df.empty:
-        df = pd.DataFrame(columns=[c.key for c in stmt.selected_columns])
+        return _labelled(pd.DataFrame(columns=[c.key for c in columns] + ["job_pk"]
+                                      + [c.key for c in job_fields]))
+    return df
+
+
+def _labelled(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows with their job's fields (`_JOB_FIELDS`) as the views read them: the hardware's
+    label (`hardware`, last) instead of its SKU, arch and raw name, a vendor and framework
+    where none is known, and the run's time parsed."""
     df["hardware"] = _hardware_label(df)
     df["vendor"] = df["vendor"].fillna("unknown")
     df["framework"] = df["framework"].fillna("other")
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
     df["run_at"] = pd.to_datetime(df["run_at"], format="ISO8601")
     return df.drop(columns=["sku", "arch", "raw_name"])
+
+
+def _by_job(rows: pd.DataFrame, engine: Engine, fields, out: dict) -> pd.DataFrame:
+    """`out` (a row's columns by name, `rows`' order) with `rows`' job ids and each row's
+    job's `fields`, labelled (`_labelled`): the fields are read and labelled once a job,
+    not once a row (a window holds a few hundred jobs' thousands of rows)."""
+    job_pk = rows["job_pk"].to_numpy(np.int64)
+    jobs = _labelled(_read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *fields)),
+                                  f"{CiJob.__tablename__}.id", np.unique(job_pk).tolist()))
+    at = pd.Index(jobs["_job"]).get_indexer(job_pk)
+    out["job_pk"] = rows["job_pk"]
+    for c in jobs.columns.drop("_job"):
+        out[c] = jobs[c].array.take(at)
+    return pd.DataFrame(out)
+
+
+def _accuracy_rows(engine: Engine, columns, framework, when, job_fields) -> pd.DataFrame:
+    """The accuracy rows of the window with their job's fields, as one joined read gives
+    them, from two reads: the rows with their job's id, straight from the cursor, and each
+    job's fields once (`_by_job`). The joined read repeated a job's texts on each of its
+    rows and made SQLAlchemy convert every value. The booleans are converted here as that
+    read converts them (a column with a NULL stays objects)."""
+    rows = _read_plain(engine, select(*columns, AccuracyMetric.job_pk).where(
+        AccuracyMetric.job_pk.in_(_window_jobs(engine, framework, when))))
+    if rows.empty:
+        return rows
+    for c in columns:
+        if isinstance(c.type, Boolean):
+            values = np.array(rows[c.key], dtype=object)  # a copy to convert in place
+            known = pd.notna(values)
+            values[known] = values[known].astype(bool)
+            values[~known] = None  # SQLite's NULL among integers arrives as NaN
+            rows[c.key] = values.astype(bool) if known.all() else pd.Series(values, dtype=object)
+    return _by_job(rows, engine, job_fields, {c.key: rows[c.key] for c in columns})
 
 
 _b = BenchmarkMetric
@@ -780,10 +829,11 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     """The benchmark rows of the window with their job's fields, as one joined read gives
     them, from four reads: the rows' numbers with their series, as each job's arrays
     (`job_benchmark`), each series' dimensions once (`benchmark_series`), each job's fields
-    once, and each config's text once (a config's key is a hash of its text). A window of a long history holds tens of thousands
-    of rows but a few thousand jobs and a few dozen series; the repeated texts were most of
-    the read. A row stored without a series (none are, since 0014) has its own dimensions
-    read. The run times come parsed, once a job rather than once a row."""
+    once (`_by_job`: labelled and its run's time parsed once a job, not once a row), and
+    each config's text once (a config's key is a hash of its text). A window of a long
+    history holds tens of thousands of rows but a few thousand jobs and a few dozen series;
+    the repeated texts were most of the read. A row stored without a series (none are,
+    since 0014) has its own dimensions read."""
     m, series = BenchmarkMetric, BenchmarkSeries
     _require(engine, series, JobBenchmark)
     dimensions = set(SERIES_DIMENSIONS)
@@ -818,11 +868,6 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     key_code, key_value = pd.factorize(table["config_key"].to_numpy(dtype=object),
                                        use_na_sentinel=False)
     row_key = key_code[at]
-    job_pks = np.unique(rows["job_pk"].to_numpy(np.int64)).tolist()
-    jobs = _read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *_JOB_FIELDS)),
-                        f"{CiJob.__tablename__}.id", job_pks)
-    # the times parsed once a job, not once a row (`_metric_frame` finds them parsed)
-    jobs["run_at"] = pd.to_datetime(jobs["run_at"], format="ISO8601")
     # each config's first row
     first = rows["_id"].to_numpy()[np.unique(row_key, return_index=True)[1]]
     config = _read_plain(engine, select(m.config_key, m.config).where(
@@ -836,11 +881,7 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
             out[c.key] = table[c.key].array.take(at)
         else:
             out[c.key] = rows[c.key]
-    out["job_pk"] = rows["job_pk"]
-    at = pd.Index(jobs["_job"]).get_indexer(rows["job_pk"])
-    for c in _JOB_FIELDS:
-        out[c.key] = jobs[c.key].array.take(at)
-    return pd.DataFrame(out)
+    return _by_job(rows, engine, _JOB_FIELDS, out)
 
 
 def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,

@@ -342,9 +342,39 @@ def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, 
         assert expected.empty and got.empty
         return
     assert len(got) > 100 and got["config"].nunique() > 1
-    # the run times come parsed, once a job, as `_metric_frame` parses the joined read's
-    expected["run_at"] = pd.to_datetime(expected["run_at"], format="ISO8601")
-    pd.testing.assert_frame_equal(got, expected)
+    # labelled once a job, as `_metric_frame` labels a joined read's rows
+    pd.testing.assert_frame_equal(got, tables._labelled(expected))
+
+
+@pytest.mark.parametrize("framework,since,until", [
+    (None, None, None), ("vllm", "2026-11-01", "2026-11-15"), ("nothing", None, None)])
+def test_accuracy_rows_read_in_parts_equal_one_joined_read(demo_db, framework, since, until):
+    """`tables.accuracy` reads the rows and their jobs' fields apart and converts the
+    booleans itself; together they are the rows of one joined read through SQLAlchemy, with
+    the same types (SQL gives no order of its own: both are put in one)."""
+    from sqlalchemy import select
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import period
+    from parity.db.models import AccuracyMetric, CiRun
+
+    engine, when = tables.open_store(demo_db), period(since, until, None)
+    m = AccuracyMetric
+    cols = [m.model, m.task, m.metric, m.filter, m.value, m.stderr, m.n, m.is_group,
+            m.threshold, m.gate_passed, m.config, m.concurrency]
+    joined = tables._of_jobs(select(*cols, m.job_pk, *tables._ACCURACY_JOB_FIELDS), m.job_pk)
+    joined = tables._trusted(tables._window(tables._frameworks(joined, framework),
+                                            CiRun.created_at, when), engine)
+    expected = tables._labelled(tables._read(engine, joined))
+    got = tables._metric_frame(engine, m, cols, framework, when,
+                               job_fields=tables._ACCURACY_JOB_FIELDS)
+    if framework == "nothing":
+        assert expected.empty and got.empty and list(got.columns) == list(expected.columns)
+        return
+    assert len(got) > 50 and got["gate_passed"].nunique() == 2
+    order = ["job_pk", "model", "task", "metric", "filter", "concurrency", "value"]
+    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
+                                  expected.sort_values(order, ignore_index=True))
 
 
 def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):

@@ -402,6 +402,29 @@ def test_jobs_of_a_run_replaced_during_the_read_are_left_out(build, monkeypatch)
     assert got["run_at"].notna().all() and got["commit"].notna().all()
 
 
+def test_accuracy_rows_keep_the_joined_reads_types_with_and_without_a_gate(build):
+    """The accuracy rows are read apart from their jobs and their booleans converted by
+    Parity: a gate column with a NULL (a score without a threshold) stays objects (True,
+    False, None) as SQLAlchemy's joined read gives it, on both backends."""
+    from sqlalchemy import select
+
+    from parity.db.models import AccuracyMetric as m
+    from tests.builder import lane
+
+    build.accuracy("mi300x", {1: 0.8, 8: 0.7})
+    lane(build, "h100", "accuracy-gated", {"precision": "fp8"}, gate=0.95, run="r2")
+    lane(build, "mi355x", "accuracy-gated", {"precision": "fp8"}, gate=0.5, run="r3")
+    cols = [m.model, m.task, m.value, m.n, m.is_group, m.threshold, m.gate_passed, m.config]
+    joined = tables._of_jobs(select(*cols, m.job_pk, *tables._ACCURACY_JOB_FIELDS), m.job_pk)
+    expected = tables._labelled(tables._read(build.engine, joined))
+    got = tables._metric_frame(build.engine, m, cols, None, None,
+                               job_fields=tables._ACCURACY_JOB_FIELDS)
+    assert sorted(map(str, got["gate_passed"])) == ["False", "None", "None", "True"]
+    order = ["job_pk", "value"]
+    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
+                                  expected.sort_values(order, ignore_index=True))
+
+
 def test_filters(sbuild):
     sbuild.tests("h100", dict(a="passed"), fw="sglang")
     sbuild.tests("mi300x", dict(a="passed"), fw="sglang")
