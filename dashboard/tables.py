@@ -10,14 +10,15 @@ import os
 import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import Boolean, Engine, and_, case, create_engine, func, inspect, select, text
+from sqlalchemy import (Boolean, Connection, Engine, and_, case, create_engine, func, inspect,
+                        select, text)
 from sqlalchemy.engine import make_url
 
 from parity.dashboard.period import Period
@@ -133,7 +134,7 @@ def newest_run(engine: Engine):
         return None
 
     def read():
-        with engine.connect() as conn:
+        with connection(engine) as conn:
             return conn.execute(_trusted(select(func.max(CiRun.created_at)), engine)).scalar()
     return _once(("newest run", INCLUDE_UNTRUSTED.get()), engine, read)
 
@@ -147,8 +148,12 @@ def has_table(engine: Engine, name: str) -> bool:
     """Whether the store has this table. The store's tables are listed once per view call
     (`one_read`): a composite's parts each check the tables they read, and each check was a
     catalogue query on PostgreSQL (7 distinct tables in one `headline` call: 8.7 ms)."""
-    return name in _once(("tables",), engine,
-                         lambda: frozenset(inspect(engine).get_table_names()))
+    return name in _once(("tables",), engine, lambda: _table_names(engine))
+
+
+def _table_names(engine: Engine) -> frozenset[str]:
+    with connection(engine) as conn:
+        return frozenset(inspect(conn).get_table_names())
 
 
 def _once(kind: tuple, engine: Engine, compute):
@@ -208,7 +213,7 @@ def _window_jobs(engine: Engine, framework, when: Period | None, trusted: bool =
 
 
 def _read(engine: Engine, stmt) -> pd.DataFrame:
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         return pd.read_sql(stmt, conn)
 
 
@@ -225,7 +230,7 @@ def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.Da
     `column` is one of `ids`: compiled once and sent as `state.rows_by_key` sends it (one
     array on PostgreSQL), not compiled again for each IN list of ids (the 50M store's
     benchmark rows' 675 jobs: 10.7 -> 5.0 ms on PostgreSQL, 3.8 -> 3.3 ms on SQLite)."""
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         rows = state.rows_by_key(conn, str(stmt.compile(dialect=conn.dialect)), column,
                                  sorted(int(i) for i in ids))
     # as plain tuples: pandas takes SQLAlchemy's rows one value at a time (4 ms for 675)
@@ -235,7 +240,7 @@ def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.Da
 
 def _fetch(engine: Engine, stmt) -> tuple[list[str], list[tuple]]:
     """`stmt`'s column names and rows as the driver's cursor gives them (`_read_plain`)."""
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         compiled = stmt.compile(dialect=conn.dialect,
                                 compile_kwargs={"render_postcompile": True})
         params = compiled.construct_params()
@@ -270,11 +275,53 @@ def one_read():
     if _READS.get() is not None:
         yield
         return
-    token = _READS.set({})
+    memo: dict = {}
+    token = _READS.set(memo)
     try:
         yield
     finally:
         _READS.reset(token)
+        for key, held in memo.items():
+            if key[0] == "connection":
+                held.close()
+
+
+@contextmanager
+def connection(engine: Engine) -> Iterator[Connection]:
+    """A connection to read the store with. Within one view call (`one_read`) every read of
+    a store goes through one connection, in one read transaction opened at the call's first
+    read and ended with the call: the call's reads see one state of the store (an ingest
+    that commits between two of them is seen by neither; PostgreSQL's reads are
+    REPEATABLE READ for that), and PostgreSQL's pool does not ping and reset a connection
+    once a read (21 in one `alerts` call, about 0.3 ms each). A read that fails ends that
+    connection; the call's next read opens another."""
+    memo = _READS.get()
+    if memo is None:
+        with engine.connect() as conn:
+            yield conn
+        return
+    key = ("connection", id(engine), str(engine.url))
+    conn = memo.get(key)
+    if conn is None:
+        conn = memo[key] = _snapshot(engine)
+    try:
+        yield conn
+    except BaseException:
+        del memo[key]
+        conn.close()
+        raise
+
+
+def _snapshot(engine: Engine) -> Connection:
+    """A connection whose reads share one snapshot until it is closed: SQLite's driver
+    starts no transaction for a SELECT, so one is begun here (its snapshot is taken at the
+    first read); PostgreSQL's default isolation gives each statement its own."""
+    if engine.dialect.name == "postgresql":
+        return engine.connect().execution_options(isolation_level="REPEATABLE READ")
+    conn = engine.connect()
+    if engine.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN")
+    return conn
 
 
 def framework_key(framework) -> tuple | None:
@@ -385,7 +432,7 @@ def test_pks(engine: Engine, parity_ids: Iterable[int]) -> list[int]:
     """The stored tests (`test_case.id`) with these parity ids (one per vendor spelling)."""
     wanted = sorted({int(p) for p in parity_ids})
     out: list[int] = []
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         for i in range(0, len(wanted), CHUNK):
             out += conn.execute(select(TestCase.id).where(
                 TestCase.parity_id.in_(wanted[i:i + CHUNK]))).scalars().all()
@@ -411,7 +458,7 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
             missing = wanted[~held]
             if len(ids) + len(missing) > KEYS_KEPT:  # start again with these
                 ids, keys, missing = ids[:0], keys[:0], wanted
-            with engine.connect() as conn:
+            with connection(engine) as conn:
                 got = dict(rows_by_ids(conn, "SELECT DISTINCT parity_id, parity_key FROM "
                                              "test_case", "parity_id", missing.tolist()))
             ids = np.concatenate([ids, np.fromiter(got, np.int64, len(got))])
@@ -498,7 +545,7 @@ def by_jobs(engine: Engine, stmt, job_pks: Sequence[int]):
     stmt = stmt.where(TestResult.job_pk.in_(list(job_pks)))
     if engine.dialect.name != "postgresql":
         return stmt
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         return stmt.where(TestResult.run_day.in_(run_days(conn, job_pks)))
 
 
@@ -527,7 +574,7 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
     """The plain passed rows (`db.retention.PLAIN`) of the pruned jobs among `job_pks`,
     rebuilt from their vectors: passed, not rerun, no skip, and no row left in the store
     (`raw`, the rows read). None when there are none."""
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         pruned = sorted(retention.pruned_jobs(conn, job_pks))
         if not pruned:
             return None
@@ -551,7 +598,7 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
             return None
     wanted = np.unique(rows["test_pk"]).tolist()
     names = []
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         for i in range(0, len(wanted), CHUNK):
             names += conn.execute(select(TestCase.id, TestCase.parity_id, TestCase.parity_key,
                                          TestCase.group_name)
@@ -578,7 +625,7 @@ def aliases(engine: Engine) -> dict[int, int]:
         return {}
 
     def read() -> dict[int, int]:
-        with engine.connect() as conn:
+        with connection(engine) as conn:
             return state.aliases(conn)
     return dict(_once(("aliases",), engine, read))  # a copy: a caller's change stays its own
 
@@ -600,13 +647,13 @@ def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     _require(engine, JobOutcome)
     memo = _READS.get()
     if memo is None:
-        with engine.connect() as conn:
+        with connection(engine) as conn:
             return state.read(conn, job_pks)
     held = memo.setdefault(("vectors", id(engine), str(engine.url)), {})
     wanted = {int(j) for j in job_pks}
     missing = [j for j in wanted if j not in held]
     if missing:
-        with engine.connect() as conn:
+        with connection(engine) as conn:
             found = state.read(conn, missing)
         held.update({j: found.get(j) for j in missing})  # None: a job without tests
     return {j: held[j] for j in sorted(wanted) if held[j] is not None}
@@ -841,7 +888,7 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     # the numbers of the window's jobs' rows, from each job's arrays: a read of the rows
     # themselves made a Python object of every value (the 50M store's default lookback,
     # 29,250 rows: `benchmarks` 70 -> 39 ms)
-    with engine.connect() as conn:
+    with connection(engine) as conn:
         window = conn.execute(_window_job_ids(engine, framework, when)).scalars().all()
         found = state.read_benchmarks(conn, window)
     if not len(found["ids"]):

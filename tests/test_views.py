@@ -402,6 +402,33 @@ def test_jobs_of_a_run_replaced_during_the_read_are_left_out(build, monkeypatch)
     assert got["run_at"].notna().all() and got["commit"].notna().all()
 
 
+def test_a_view_calls_reads_see_one_state_of_the_store(build):
+    """Within one view call (`tables.one_read`) every read goes through one connection in
+    one read transaction: a run stored between two of the call's reads is seen by neither,
+    the next call sees it, and the connection is back in the pool when the call ends."""
+    build.tests("h100", dict(a="passed"))
+    build.tests("mi300x", dict(a="failed"), run="r2")
+    with tables.one_read():
+        assert len(tables.jobs(build.engine)) == 2
+        build.tests("mi300x", dict(a="passed"), run="r3")  # another connection commits
+        assert len(tables.jobs(build.engine, framework="vllm")) == 2  # not a cut: a read
+        assert build.engine.pool.checkedout() == 1
+    assert build.engine.pool.checkedout() == 0
+    assert len(tables.jobs(build.engine, framework="vllm")) == 3
+
+
+def test_a_failed_read_ends_the_view_calls_connection(build):
+    """A statement that fails inside a view call (on PostgreSQL it aborts the transaction)
+    ends that connection: the call's next read opens another and succeeds."""
+    build.tests("h100", dict(a="passed"))
+    with tables.one_read():
+        with pytest.raises(Exception):
+            with tables.connection(build.engine) as conn:
+                conn.exec_driver_sql("SELECT no_such_column FROM ci_job")
+        assert build.engine.pool.checkedout() == 0
+        assert len(tables.jobs(build.engine)) == 1
+
+
 def test_accuracy_rows_keep_the_joined_reads_types_with_and_without_a_gate(build):
     """The accuracy rows are read apart from their jobs and their booleans converted by
     Parity: a gate column with a NULL (a score without a threshold) stays objects (True,
