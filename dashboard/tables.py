@@ -307,8 +307,9 @@ def connection(engine: Engine) -> Iterator[Connection]:
     try:
         yield conn
     except BaseException:
-        del memo[key]
-        conn.close()
+        if memo.get(key) is conn:  # a nested read may have ended it already
+            del memo[key]
+            conn.close()
         raise
 
 

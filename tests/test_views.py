@@ -420,13 +420,22 @@ def test_a_view_calls_reads_see_one_state_of_the_store(build):
 def test_a_failed_read_ends_the_view_calls_connection(build):
     """A statement that fails inside a view call (on PostgreSQL it aborts the transaction)
     ends that connection: the call's next read opens another and succeeds."""
+    from sqlalchemy.exc import DBAPIError
+
     build.tests("h100", dict(a="passed"))
     with tables.one_read():
-        with pytest.raises(Exception):
+        with pytest.raises(DBAPIError):
             with tables.connection(build.engine) as conn:
                 conn.exec_driver_sql("SELECT no_such_column FROM ci_job")
         assert build.engine.pool.checkedout() == 0
         assert len(tables.jobs(build.engine)) == 1
+        with pytest.raises(DBAPIError):  # nested: the inner read ends it, the outer lets go
+            with tables.connection(build.engine) as outer:
+                with tables.connection(build.engine) as inner:
+                    assert inner is outer
+                    inner.exec_driver_sql("SELECT no_such_column FROM ci_job")
+        assert build.engine.pool.checkedout() == 0
+        assert len(tables.jobs(build.engine, framework="vllm")) == 1
 
 
 def test_accuracy_rows_keep_the_joined_reads_types_with_and_without_a_gate(build):
