@@ -205,7 +205,7 @@ def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     for key, tests in _spellings(engine, wanted, lanes.groups).items():
         for job in lanes.get_group(key):
             lookups[int(job)] = tests
-    found = tables.job_vectors(engine, lookups)
+    found = tables.job_vectors(engine, lookups, ("outcomes", "reruns"))
     cols: dict[str, list[np.ndarray]] = {"job": [], "parity_id": [], "code": [], "rerun": []}
     # where a lane's tests sit in a job's ids, found once per set of ids (the jobs that ran
     # the same tests share one array, `db.state.read`) and lane
@@ -309,7 +309,8 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
         plan.setdefault((fw, hw), {})[suite] = tests
     job_pk = jobs["job_pk"].to_numpy(np.int64)
     found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
-                                        for s in suites for i in lanes[(fw, s, hw)]])
+                                        for s in suites for i in lanes[(fw, s, hw)]],
+                               ("outcomes", "reruns") if flaky else ("outcomes",))
     parts = []
     for (fw, hw), suites in plan.items():
         lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)

@@ -5,6 +5,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import threading
@@ -637,11 +638,13 @@ def alias_map(engine: Engine) -> vec.Aliases:
     return _once(("alias map",), engine, lambda: vec.Aliases(aliases(engine)))
 
 
-def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
-    """Each job's outcome vector as stored, keyed by test id (`db.vectors`). Within one view
-    call (`one_read`) a job's vector is read once: a composite follows the same lanes' jobs
-    for several of its parts (the alerts' failing and passing tests, the flaky tests'
-    candidates and their histories)."""
+def job_vectors(engine: Engine, job_pks: Iterable[int], fields=vec.CODES) -> dict:
+    """Each job's outcome vector as stored, keyed by test id (`db.vectors`), with the code
+    arrays in `fields` (the others may be None: a history that follows outcomes alone need
+    not read the skip and rerun codes, two thirds of the bytes). Within one view call
+    (`one_read`) a job's arrays are read once: a composite follows the same lanes' jobs for
+    several of its parts (the alerts' failing and passing tests, the flaky tests'
+    candidates and their histories); a part that asks for arrays not read yet reads those."""
     job_pks = list(job_pks)
     if not job_pks or not has_data(engine):
         return {}
@@ -649,14 +652,24 @@ def job_vectors(engine: Engine, job_pks: Iterable[int]) -> dict:
     memo = _READS.get()
     if memo is None:
         with connection(engine) as conn:
-            return state.read(conn, job_pks)
+            return state.read(conn, job_pks, fields)
     held = memo.setdefault(("vectors", id(engine), str(engine.url)), {})
     wanted = {int(j) for j in job_pks}
-    missing = [j for j in wanted if j not in held]
-    if missing:
+    lacking: dict[tuple[str, ...], list[int]] = {}  # the arrays to read -> the jobs lacking them
+    for j in sorted(wanted):
+        if j not in held:
+            lacking.setdefault(tuple(fields), []).append(j)
+        elif held[j] is not None:  # (None: a job without tests)
+            need = tuple(f for f in fields if getattr(held[j], f) is None)
+            if need:
+                lacking.setdefault(need, []).append(j)
+    for need, jobs in lacking.items():
         with connection(engine) as conn:
-            found = state.read(conn, missing)
-        held.update({j: found.get(j) for j in missing})  # None: a job without tests
+            found = state.read(conn, jobs, need)
+        for j in jobs:
+            got, had = found.get(j), held.get(j)
+            held[j] = got if had is None else dataclasses.replace(
+                had, **{f: getattr(got, f) for f in need})
     return {j: held[j] for j in sorted(wanted) if held[j] is not None}
 
 
@@ -666,7 +679,7 @@ def failing_tests(engine: Engine, job_pks: Iterable[int], *,
     with `reruns`, of those rerun there), from the per-job vectors: which tests the history
     views follow, without reading the failed rows themselves (tens of thousands a fortnight,
     with their texts)."""
-    by_job = job_vectors(engine, job_pks)
+    by_job = job_vectors(engine, job_pks, ("outcomes", "reruns") if reruns else ("outcomes",))
     alias = alias_map(engine) if by_job else None
     jobs, ids = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
     for job, v in by_job.items():  # arrays joined once: a frame per job cost more

