@@ -94,22 +94,28 @@ def build(url: str, results: int) -> None:
           f"{time.perf_counter() - start:.0f} s", flush=True)
 
 
+def history_key(url: str) -> str:
+    """The parity key `test_history` is timed for: a test that failed in the newest demo
+    `distributed` job (empty when there is none)."""
+    from sqlalchemy import text
+
+    from parity.dashboard import tables
+
+    with tables.open_store(url).connect() as conn:
+        return conn.execute(text(
+            "SELECT c.parity_key FROM test_result r JOIN test_case c ON c.id = r.test_pk "
+            "WHERE r.job_pk = (SELECT MAX(j.id) FROM ci_job j JOIN ci_run n "
+            "ON n.id = j.run_pk WHERE n.ci_system = 'demo' AND j.suite = 'distributed') "
+            "AND r.outcome = 'failed' ORDER BY c.parity_key LIMIT 1")).scalar() or ""
+
+
 def probe(url: str, view: str, repeat: int) -> dict:
     """Run in a fresh process: one view, cold then warm, with the process's peak RSS."""
     import resource
 
-    from sqlalchemy import text
-
     from parity.dashboard import frames, tables
 
-    kwargs = {}
-    if view == "test_history":  # one test that fails on AMD: its parity key is found first
-        with tables.open_store(url).connect() as conn:
-            kwargs["parity_key"] = conn.execute(text(
-                "SELECT c.parity_key FROM test_result r JOIN test_case c ON c.id = r.test_pk "
-                "WHERE r.job_pk = (SELECT MAX(j.id) FROM ci_job j JOIN ci_run n "
-                "ON n.id = j.run_pk WHERE n.ci_system = 'demo' AND j.suite = 'distributed') "
-                "AND r.outcome = 'failed' ORDER BY c.parity_key LIMIT 1")).scalar() or ""
+    kwargs = {"parity_key": history_key(url)} if view == "test_history" else {}
     fn = getattr(frames, view)
     # the store's engine first (it does not connect): its driver's import (psycopg's is
     # 0.14 s) is start-up like the other imports, not the view's first call

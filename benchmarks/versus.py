@@ -5,6 +5,7 @@ ratio. What a change to the views gained, measured on one machine at one moment.
 `same` column says whether the two sides' frames are equal (a digest of their columns and
 values): a speed-up must not change a figure. `--cold` also times each view's first call,
 each view in a process of its own (as `scale.py` measures cold), best of the rounds.
+`test_history` is timed for the failing test `scale.py` times it for.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
         [--cold] [--base-store DIR/copy-at-the-earlier-schema.db]
@@ -21,9 +22,11 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.scale import history_key  # noqa: E402
 VIEWS = ["scorecard", "pass_rate_parity", "test_matrix", "amd_only_failures", "skip_parity",
          "coverage", "performance_summary", "regressions", "flaky_tests", "headline",
-         "performance_history", "alerts", "provenance"]
+         "performance_history", "alerts", "provenance", "test_history"]
 PACKAGES = {"db": "db", "dashboard": "dashboard", "collectors": "collectors",
             "runners": "runners"}  # parity.<name> -> folder, as pyproject maps them
 
@@ -37,8 +40,9 @@ tables.open_store(sys.argv[2])  # the driver's import is start-up, not a view's 
 out = []
 for view in sys.argv[3].split(","):
     f = getattr(frames, view)
+    kw = {"parity_key": sys.argv[4]} if view == "test_history" else {}  # one failing test
     try:
-        t = time.perf_counter(); df = f(sys.argv[2]); first = time.perf_counter() - t
+        t = time.perf_counter(); df = f(sys.argv[2], **kw); first = time.perf_counter() - t
     except Exception:  # a view the earlier commit does not have, or cannot run
         out.append(f"{view}=nan:-:nan")
         continue
@@ -49,7 +53,7 @@ for view in sys.argv[3].split(","):
         digest = "?"
     times = []
     for _ in range(3):
-        t = time.perf_counter(); f(sys.argv[2]); times.append(time.perf_counter() - t)
+        t = time.perf_counter(); f(sys.argv[2], **kw); times.append(time.perf_counter() - t)
     out.append(f"{view}={min(times):.4f}:{digest}:{first:.4f}")
 print(" ".join(out))
 """
@@ -66,9 +70,11 @@ def layout(tree: Path, into: Path) -> Path:
     return into
 
 
-def timings(path: str, store: str, views: list[str]) -> dict[str, tuple[float, str, float]]:
-    """Per view: (best warm seconds, digest of its frame, first call's seconds)."""
-    done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views)],
+def timings(path: str, store: str, views: list[str],
+            key: str = "") -> dict[str, tuple[float, str, float]]:
+    """Per view: (best warm seconds, digest of its frame, first call's seconds); `key`: the
+    parity key `test_history` is timed for."""
+    done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views), key],
                           capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     out = {}
     for part in done.stdout.split():
@@ -90,6 +96,8 @@ def main(argv=None) -> int:
                     help="also the first call, each view in a fresh process")
     args = ap.parse_args(argv)
     views = args.views.split(",")
+    # the test `scale.py` times `test_history` for, found once in the working tree's store
+    key = history_key(args.store) if "test_history" in views else ""
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "tree"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(tree),
@@ -105,7 +113,8 @@ def main(argv=None) -> int:
                 for batch in batches:
                     for side, path, store in (("base", base_path, args.base_store or args.store),
                                               ("head", "", args.store)):
-                        for view, (t, digest, c) in timings(path, store, batch).items():
+                        for view, (t, digest, c) in timings(path, store, batch,
+                                                            key).items():
                             best[side][view] = min(best[side].get(view, t), t)
                             cold[side][view] = min(cold[side].get(view, c), c)
                             digests[side][view] = digest
