@@ -825,9 +825,9 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
             stmt = _latest_runs(stmt, model, framework, when)
         # benchmark rows are plain numbers and text: straight from the cursor
         df = _read_plain(engine, stmt) if model is BenchmarkMetric else _read(engine, stmt)
-        return _labelled(df if not df.empty else pd.DataFrame(
-            columns=[c.key for c in stmt.selected_columns]))
-    if df.empty:
+        if not df.empty:
+            return _labelled(df)
+    if df.empty:  # the columns of a joined read, whichever read found nothing
         return _labelled(pd.DataFrame(columns=[c.key for c in columns] + ["job_pk"]
                                       + [c.key for c in job_fields]))
     return df
