@@ -647,6 +647,10 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
     engine = tables.open_store(store)
     parts = []
     kinds = set(_names(kinds) or ())
+    if kinds & {"performance", "accuracy"}:
+        # the lookback's jobs first: the benchmark and accuracy rows take their jobs' fields
+        # from them, and the test findings' jobs are cut from them (`tables.one_read`)
+        _jobs(store, framework, None, lookback)
     if "performance" in kinds:
         values = _run_values(store, framework, lookback)
         if amd_only and not values.empty:
@@ -945,6 +949,10 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     # failing on both vendors (a rule) and the tests of test alerts on record (their explicit
     # passes), not the whole matrix (hundreds of thousands of tests at real volume)
     both = "both_vendors_failing" in rule_set
+    # the findings look furthest back: read first, every later part's jobs are cut from
+    # their jobs (`tables.one_read`) instead of read again
+    found = _regressions(store, framework, hardware, None, since, until, week, None,
+                         MIN_EFFECT, ("performance", "accuracy"), amd_only=True)
     on_record = {test_id(t) for subject, ev in zip(tests["subject"], tests["evidence"])
                  for t in alert_rules.group_tests(ev) or [subject]}
     matrix = _matrix(store, framework, hardware, None, since, until, week, None,
@@ -953,10 +961,6 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     failing = matrix[matrix["quadrant"] == "amd-only fail"].reset_index(drop=True)
     groups = {(r.rule, r.framework, r.hardware, r.subject) for r in tests.itertuples()
               if alert_rules.group_tests(r.evidence)}
-    # the findings look furthest back: read first, the coverage's benchmark and accuracy
-    # rows are cut from their rows (`tables.one_read`) instead of read again
-    found = _regressions(store, framework, hardware, None, since, until, week, None,
-                         MIN_EFFECT, ("performance", "accuracy"), amd_only=True)
     # the last message is shown by a failing test's own alert only, not by a file's
     failures = _failing_since(store, failing, framework, None, since, until, week,
                               shown=lambda f: alert_rules.alone(f, rule_set, groups))

@@ -292,6 +292,51 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
     assert tables._READS.get() is None
 
 
+def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypatch):
+    """Inside a view call that has read the jobs of a window, the benchmark and accuracy rows
+    of that window (or a narrower one) take their jobs' ids and fields from that read
+    rather than reading them again: the same frames as reads outside any call, row for row
+    (the accuracy rows have no order of their own: compared sorted), and no job is read by
+    id. A call that has not read a covering window reads them itself."""
+    from datetime import timedelta
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import Period
+
+    engine = tables.open_store(demo_db)
+    newest = tables.newest_run(engine)
+    windows = [Period(newest - timedelta(days=d), newest - timedelta(days=e))
+               for d, e in ((20, 0), (9, 2))] + [Period(None, newest)]
+    asks = [(fw, w) for fw in (None, "vllm") for w in windows]
+    reads = {"benchmarks": tables.benchmarks, "accuracy": tables.accuracy}
+    direct = {(name, fw, w): read(engine, framework=fw, when=w)
+              for name, read in reads.items() for fw, w in asks}
+    assert all(len(d) for d in direct.values())
+    by_id = []
+    read_by_ids = tables._read_by_ids
+    monkeypatch.setattr(tables, "_read_by_ids", lambda engine, stmt, column, ids: (
+        by_id.append(column), read_by_ids(engine, stmt, column, ids))[1])
+    shared = {}
+    for fw, w in asks:
+        with tables.one_read():
+            tables.jobs(engine, framework=fw, when=Period())  # the widest window
+            for name, read in reads.items():
+                shared[(name, fw, w)] = read(engine, framework=fw, when=w)
+    assert by_id and not [c for c in by_id if c.startswith("ci_job")]
+    for key, d in direct.items():
+        got = shared[key]
+        if key[0] == "accuracy":
+            order = ["job_pk", "model", "task", "metric", "filter", "concurrency", "value"]
+            d, got = (f.sort_values(order, ignore_index=True) for f in (d, got))
+        pd.testing.assert_frame_equal(d, got, obj=str(key))
+    by_id.clear()
+    with tables.one_read():  # a narrower jobs read covers neither: read by id as before
+        tables.jobs(engine, when=windows[1])
+        pd.testing.assert_frame_equal(tables.benchmarks(engine, when=windows[0]),
+                                      direct[("benchmarks", None, windows[0])])
+    assert [c for c in by_id if c.startswith("ci_job")]
+
+
 def test_run_values_cut_from_a_wider_window_equal_the_windows_own(demo_db):
     """Inside one view call the performance values (`frames._run_values`) are computed once,
     for the widest window, and a narrower window's are cut from them: row for row, in the

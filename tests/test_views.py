@@ -459,6 +459,12 @@ def test_accuracy_rows_keep_the_joined_reads_types_with_and_without_a_gate(build
     order = ["job_pk", "value"]
     pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
                                   expected.sort_values(order, ignore_index=True))
+    with tables.one_read():  # the rows by the ids of the call's jobs, and their fields
+        tables.jobs(build.engine)
+        held = tables._metric_frame(build.engine, m, cols, None, None,
+                                    job_fields=tables._ACCURACY_JOB_FIELDS)
+    pd.testing.assert_frame_equal(held.sort_values(order, ignore_index=True),
+                                  expected.sort_values(order, ignore_index=True))
 
 
 def test_filters(sbuild):
