@@ -337,6 +337,33 @@ def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypat
     assert [c for c in by_id if c.startswith("ci_job")]
 
 
+def test_a_calls_test_ids_from_its_alias_map_read_the_same_rows(demo_db):
+    """Inside a view call that holds the vendor spellings' map, the test ids of some parity
+    ids are found from it without a read: every stored test with those parity ids, and
+    beyond them only parity ids no stored test has; the messages read through them are
+    the same rows."""
+    from parity.dashboard import tables
+
+    engine = tables.open_store(demo_db)
+    aliases = tables.aliases(engine)
+    assert aliases
+    jobs = tables.jobs(engine)["job_pk"].tolist()
+    failing = tables.failing_tests(engine, jobs)["parity_id"].unique().tolist()
+    wanted = sorted(set(failing[:300]) | set(list(aliases.values())[:50]) | {12345})
+    read = tables.test_pks(engine, wanted)
+    with tables.one_read():
+        tables.alias_map(engine)
+        found = tables.test_pks(engine, wanted)
+        messages = tables.messages(engine, jobs, wanted)
+        worst = tables.failure_messages(engine, jobs, wanted)
+    assert set(read) <= set(found) and len(read) > 100
+    stored = set(tables.aliases(engine)) | set(read)
+    assert not (set(found) - set(read)) & stored and 12345 in set(found) - set(read)
+    pd.testing.assert_frame_equal(messages, tables.messages(engine, jobs, wanted))
+    pd.testing.assert_frame_equal(worst, tables.failure_messages(engine, jobs, wanted))
+    assert len(messages) > 100 and len(worst) > 100
+
+
 def test_run_values_cut_from_a_wider_window_equal_the_windows_own(demo_db):
     """Inside one view call the performance values (`frames._run_values`) are computed once,
     for the widest window, and a narrower window's are cut from them: row for row, in the
