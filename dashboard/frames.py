@@ -178,17 +178,19 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
     """Per lane (`outcomes.LANE`) of the `wanted` tests that `lanes` holds: the test ids to
     find in its jobs' vectors (each wanted parity id and its vendor-named spellings, sorted)
     and the parity id of each."""
-    by_parity: dict[int, list[int]] = {}
-    for test, parity in tables.aliases(engine).items():  # vendor-named tests
-        by_parity.setdefault(parity, []).append(test)
+    alias = tables.alias_map(engine)  # the vendor-named tests, as arrays
     out = {}
     for key, tests in wanted.groupby(outcomes.LANE)["parity_id"]:
         if key not in lanes:
             continue
-        pairs = sorted({(int(t), int(p)) for p in tests.unique()
-                        for t in [p] + by_parity.get(int(p), [])})
-        out[key] = (np.array([t for t, _ in pairs], np.int64),
-                    np.array([p for _, p in pairs], np.int64))
+        parity = vec.distinct(tests.to_numpy(np.int64))
+        named = np.isin(alias.values, parity)  # each parity id itself and its spellings
+        ids = np.concatenate([parity, alias.keys[named]])
+        parity = np.concatenate([parity, alias.values[named]])
+        order = np.lexsort((parity, ids))  # by test id (then parity id), each pair once
+        ids, parity = ids[order], parity[order]
+        once = np.r_[True, (ids[1:] != ids[:-1]) | (parity[1:] != parity[:-1])]
+        out[key] = (ids[once], parity[once])
     return out
 
 

@@ -308,6 +308,10 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
         c = codes[side].to_numpy()
         out[f"{side}_outcome"] = _named(c, c, OUTCOMES, absent)
         out[f"{side}_skip_category"] = _named(codes[f"{side}_skip"].to_numpy(), c, SKIPS, absent)
+    if messages.empty:  # a caller that shows no message (`frames._matrix`, messages=False)
+        none = messages["message"].array.take(np.full(len(out), -1), allow_fill=True)
+        out["amd_message"], out["ref_message"] = none, none.copy()
+        return _with_keys(out, keys)
     owner = [(j, i, side) for i, p in enumerate(pairs.itertuples())
              for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in jobs]
     own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])
@@ -326,6 +330,11 @@ def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     for (side, mine), own_keys in zip(sides.items(), theirs):
         where = pd.Index(own_keys).get_indexer(at)
         out[f"{side}_message"] = mine["message"].array.take(where, allow_fill=True)
+    return _with_keys(out, keys)
+
+
+def _with_keys(out: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
+    """`out` with each test's parity key (and the other columns of `keys`) by parity id."""
     where = pd.Index(keys["parity_id"]).get_indexer(out["parity_id"])
     for c in keys.columns.drop("parity_id"):
         out[c] = keys[c].array.take(where, allow_fill=True)

@@ -404,6 +404,22 @@ def test_matrix_sides_with_63_bit_parity_ids_and_a_test_without_a_key():
     assert m["quadrant"].tolist() == ["amd-only fail", "both pass", "both pass"]
 
 
+def test_matrix_sides_without_messages_equal_those_of_messages_of_other_jobs():
+    """A caller that shows no message passes none (`frames._matrix`, messages=False): the
+    sides are those of messages that name none of the pairs' jobs, message columns and
+    their type included."""
+    pairs = _pairs()
+    keys = pd.DataFrame({"parity_id": range(1, 8),
+                         "parity_key": [f"tests.t::test_{t}" for t in range(1, 8)]})
+    codes = _codes(RESULTS, pairs)
+    none = pd.DataFrame(columns=["job_pk", "parity_id", "outcome", "message"])
+    elsewhere = pd.DataFrame([dict(job_pk=999, parity_id=1, outcome="failed", message="x")])
+    got = outcomes.matrix_sides(pairs, codes, keys, none, 255)
+    pd.testing.assert_frame_equal(got, outcomes.matrix_sides(pairs, codes, keys,
+                                                             elsewhere.astype(none.dtypes), 255))
+    assert got["amd_message"].isna().all() and len(got) == len(codes)
+
+
 # -- streaks and flakiness ----------------------------------------------------------------------
 
 def _history(rows, vendor="amd") -> pd.DataFrame:
