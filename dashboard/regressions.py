@@ -11,6 +11,7 @@ import pandas as pd
 
 from parity.dashboard import changepoint
 from parity.dashboard.accuracy import CELL
+from parity.dashboard.groups import key_codes
 from parity.dashboard.intervals import two_proportion
 from parity.dashboard.performance import SERIES, config_label, config_labels
 
@@ -62,6 +63,12 @@ def episodes(found: changepoint.Detection, direction: str | None, *,
     return out
 
 
+# the values' columns `performance` reads: the series, the run, and the config's label
+_READ = frozenset(SERIES + ["vendor", "hardware", "value", "run_at", "commit", "run_url",
+                            "direction", "precision", "tp", "ep", "dp", "pp", "isl", "osl",
+                            "concurrency"])
+
+
 def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
                 min_after: int = 3) -> pd.DataFrame:
     """Change points and drifts of every series (one value per run). A change is a
@@ -72,18 +79,32 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
     rows = []
     if values.empty:
         return pd.DataFrame(columns=COLUMNS)
-    values = values.sort_values("run_at", kind="stable").reset_index(drop=True)
+    # the columns a finding reads (a window's values carry every config column besides),
+    # in time order: `run_values` gives them so, and a stable sort of sorted rows is a copy
+    values = values[[c for c in values.columns if c in _READ]]
+    if not values["run_at"].is_monotonic_increasing:
+        values = values.sort_values("run_at", kind="stable")
+    values = values.reset_index(drop=True)
     numbers = values["value"].to_numpy(dtype=float)
-    groups = values.groupby(SERIES + ["vendor", "hardware"], sort=False, dropna=False).indices
-    for key, at_rows in groups.items():  # each series' rows, oldest first
+    # each column's values by position (a row of a few thousand series' rows is read only
+    # where the detector finds something: a frame per series cost more than the detector)
+    column = {c: values[c].array for c in values.columns}
+    keys = SERIES + ["vendor", "hardware"]
+    # each series' rows, oldest first, the series in order of first appearance
+    code = key_codes(*(values[c] for c in keys))
+    by_series = np.argsort(code, kind="stable")
+    for at_rows in np.split(by_series, np.flatnonzero(np.diff(code[by_series])) + 1):
         if len(at_rows) < 2 * changepoint.MIN_SIZE:
             continue
         found = changepoint.detect(numbers[at_rows], min_effect=min_effect,
                                    min_after=min_after)
         if not found.changes and found.drift is None:
-            continue  # most series: nothing to say, and no frame to build
-        s = values.iloc[at_rows]
-        last = s.iloc[-1]
+            continue  # most series: nothing to say, and no row to read
+        key = [column[c][at_rows[0]] for c in keys]
+
+        def row(i: int) -> dict:
+            return {c: column[c][at_rows[i]] for c in column}
+        last = row(-1)
         subject = f"{last['model']} {last['metric']} {config_label(last)}".strip()
         where = dict(kind="performance", framework=key[0], vendor=key[-2], hardware=key[-1],
                      subject=subject, model=key[2], metric=key[3], match_key=key[4])
@@ -91,13 +112,13 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
             if ep.status == "recovery":
                 continue  # shown on the regression it ended
             cp = ep.change
-            at = s.iloc[cp.index]
-            detail = (f"step at run {cp.index + 1} of {len(s)} (started between runs "
+            at = row(cp.index)
+            detail = (f"step at run {cp.index + 1} of {len(at_rows)} (started between runs "
                       f"{cp.earliest + 1} and {cp.latest + 1}); score {cp.score:.1f} against "
                       f"threshold {cp.threshold:.1f}")
             recovered, lasted = None, None
             if ep.recovery is not None:
-                back = s.iloc[ep.recovery.index]
+                back = row(ep.recovery.index)
                 recovered, lasted = back["run_at"], ep.recovery.index - cp.index
                 days = (back["run_at"] - at["run_at"]) / pd.Timedelta(days=1)
                 detail += (f"; recovered at run {ep.recovery.index + 1} (commit "
@@ -111,8 +132,8 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
             rows.append(dict(where, status="drift", when=last["run_at"], commit=last["commit"],
                              size=found.drift.total, before=None, after=None,
                              confidence=abs(found.drift.z) / 3.0,
-                             detail=f"trend of {found.drift.slope:+.2%} per run over {len(s)} "
-                             "runs (Theil-Sen); not attributed to one commit",
+                             detail=f"trend of {found.drift.slope:+.2%} per run over "
+                             f"{len(at_rows)} runs (Theil-Sen); not attributed to one commit",
                              url=last.get("run_url")))
     out = pd.DataFrame(rows, columns=COLUMNS)
     out["recovered"] = pd.to_datetime(out["recovered"])
