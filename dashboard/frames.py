@@ -290,8 +290,14 @@ STREAK_COLUMNS = ["framework", "hardware", "parity_id", "parity_key", "streak", 
                   "last_run_at", "last_message", "runs", "failures", "passing"]
 
 
+# the jobs' columns `_streaks` and `_messages` read
+STREAK_JOB_COLUMNS = ["job_pk", "run_pk", "run_at", "commit", *outcomes.LANE, "failed", "error",
+                      "flaky"]
+
+
 def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = True,
-             culprits: bool = False, flaky: bool = False) -> pd.DataFrame:
+             culprits: bool = False, flaky: bool = False, ordered: bool = True
+             ) -> pd.DataFrame:
     """`outcomes.streaks` of the `wanted` tests' run-by-run history, its rows in order of
     framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns
     of one runs × tests array of their worst codes in each run, filled from the per-job
@@ -302,7 +308,9 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     (job, test) pairs only; `culprits` adds the job of that failure (`last_failure_job`,
     0 where none), for a caller that reads the messages of a few of the tests itself.
     `flaky` adds whether `outcomes.flakiness` finds the test flaky there (a pass after a
-    rerun, or a pass and a failure on one commit), from the same arrays."""
+    rerun, or a pass and a failure on one commit), from the same arrays. `ordered=False`
+    leaves the rows in the order the lanes gave them, for a caller that joins them to its
+    own rows (an inner join keeps the caller's order)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
     # (framework, hardware) -> suite -> the test ids to find and their parity ids
@@ -333,7 +341,7 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
         part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
             np.full(len(keep), hw, object)
         parts.append(part)
-    return _streak_frame(engine, jobs, parts, messages, culprits, flaky)
+    return _streak_frame(engine, jobs, parts, messages, culprits, flaky, ordered)
 
 
 def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> dict:
@@ -384,7 +392,8 @@ def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> 
 
 
 def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
-                  messages: bool, culprits: bool, flaky: bool) -> pd.DataFrame:
+                  messages: bool, culprits: bool, flaky: bool,
+                  ordered: bool = True) -> pd.DataFrame:
     """`_streaks`' frame from each lane's arrays: the tests that have a parity key (one
     without is not followed, as in `_history`), with the texts typed as the jobs' and the
     last messages read for the tests that failed."""
@@ -411,6 +420,8 @@ def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]]
     out["last_failure_job"] = np.where(a["last_bad"] >= 0, a["culprit"], 0)
     if flaky:
         out["flaky"] = a["flaky"]
+    if not ordered:
+        return out[columns]
     return out[columns].sort_values(["framework", "hardware", "parity_key"], kind="stable",
                                     ignore_index=True)
 
@@ -467,9 +478,11 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
     history = _with_history(asked) if asked.start else _recent(store, since, until, week,
                                                                  HISTORY_DAYS)
     jobs = _jobs(store, framework, suite, history)
-    jobs = jobs[jobs["hardware"].isin(set(matrix["amd_hardware"]))]
+    # the columns the streaks and the messages read, of the AMD hardware's jobs (a cut of
+    # every column of thousands of jobs copies each of their texts)
+    jobs = jobs.loc[jobs["hardware"].isin(set(matrix["amd_hardware"])), STREAK_JOB_COLUMNS]
     st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}),
-                  messages=shown is None, culprits=shown is not None)
+                  messages=shown is None, culprits=shown is not None, ordered=False)
     out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
                        on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
     out = out.sort_values(["streak", "first_failing", "parity_key"],
