@@ -47,7 +47,7 @@ from parity.db.models import (
     TestCase,
     TestResult,
 )
-from parity.db.store import rows_by_ids, run_days
+from parity.db.store import by_index, rows_by_ids, run_days
 
 Store = Engine | str | Path | None
 ABSENT = 255  # the outcome code of a test a side did not run (`pair_tests`)
@@ -500,9 +500,11 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
             missing = wanted[~held]
             if len(ids) + len(missing) > KEYS_KEPT:  # start again with these
                 ids, keys, missing = ids[:0], keys[:0], wanted
-            with connection(engine) as conn:
-                got = dict(rows_by_ids(conn, "SELECT DISTINCT parity_id, parity_key FROM "
-                                             "test_case", "parity_id", missing.tolist()))
+            # through the parity-id index (`by_index`); a parity id's spellings give its key
+            # once each, the same key, which the dict keeps once
+            with connection(engine) as conn, by_index(conn):
+                got = dict(rows_by_ids(conn, "SELECT parity_id, parity_key FROM test_case",
+                                       "parity_id", missing.tolist()))
             ids = np.concatenate([ids, np.fromiter(got, np.int64, len(got))])
             keys = pd.concat([pd.Series(keys), pd.Series(list(got.values()), dtype="str")],
                              ignore_index=True).array

@@ -77,19 +77,11 @@ def aliases(conn: Connection) -> dict[int, int]:
     if conn.dialect.name != "postgresql":
         return {int(i): int(p) for i, p in conn.exec_driver_sql(f"{read} WHERE {ALIAS}")}
     # PostgreSQL's planner takes `parity_id <> id` for most rows and scans every test,
-    # where the partial index holds the few (431,000 tests, 3,000 aliases: 50 -> 8 ms):
-    # told to use the index for this read only, and set back in the caller's transaction.
-    # Through the driver's cursor: SQLAlchemy's statements and rows were half of it (5.1 ->
-    # 3.1 ms on the 17M store)
-    with store.dbapi_cursor(conn) as (cursor, _):
-        cursor.execute("SHOW enable_seqscan")
-        was = cursor.fetchone()[0]
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        try:
-            cursor.execute(f"{read} WHERE {ALIAS}")
-            return {int(i): int(p) for i, p in cursor.fetchall()}
-        finally:
-            cursor.execute(f"SET LOCAL enable_seqscan = {'on' if was == 'on' else 'off'}")
+    # where the partial index holds the few (`store.by_index`). Through the driver's cursor:
+    # SQLAlchemy's statements and rows were half of it (5.1 -> 3.1 ms on the 17M store)
+    with store.by_index(conn), store.dbapi_cursor(conn) as (cursor, _):
+        cursor.execute(f"{read} WHERE {ALIAS}")
+        return {int(i): int(p) for i, p in cursor.fetchall()}
 
 
 def _write(conn: Connection, job_pk: int, vector: Vector) -> None:

@@ -217,6 +217,28 @@ def dbapi_cursor(conn: Connection, binary: bool = False) -> Iterator[tuple[Any, 
         cursor.close()
 
 
+@contextmanager
+def by_index(conn: Connection) -> Iterator[None]:
+    """On PostgreSQL, the reads of this block planned without sequential scans, and the
+    caller's setting put back after (`SET LOCAL`, in its transaction); elsewhere nothing.
+    For reads of a small part of a large table by its index (a list of ids, the rows of a
+    partial index), which the planner, estimating from the list's size or the condition
+    alone, would scan whole: the 17M store's 38,000 parity keys of a matrix among 561,000
+    tests, 140 -> 65 ms (a scan of every page against 2,144 of them); its 3,000 vendor
+    spellings, 50 -> 8 ms."""
+    if conn.dialect.name != "postgresql":
+        yield
+        return
+    with dbapi_cursor(conn) as (cursor, _):
+        cursor.execute("SHOW enable_seqscan")
+        was = cursor.fetchone()[0]
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        try:
+            yield
+        finally:
+            cursor.execute(f"SET LOCAL enable_seqscan = {'on' if was == 'on' else 'off'}")
+
+
 def _executemany(conn: Connection, table: str, columns: Sequence[str], rows: list[tuple],
                  on_conflict: str = "") -> None:
     if not rows:

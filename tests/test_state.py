@@ -464,6 +464,33 @@ def test_a_writer_keeps_its_hardware_and_framework_rows_and_forgets_them_after_a
     assert jobs()["j3"] == ("mi355x", "0.13.0")
 
 
+def test_parity_keys_read_through_the_index_leave_the_planner_as_it_was(engine):
+    """The dashboard reads the parity keys of a view's tests through the parity-id index
+    (on PostgreSQL the planner is told to, in the view call's transaction, for that read
+    only): each asked id's key once, vendor spellings sharing it, and an id no test has
+    left out; the call's later reads are planned as before."""
+    import pandas as pd
+
+    from parity.dashboard import tables
+
+    demo.build(engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=4_000))
+    with engine.connect() as conn:
+        keys = dict(conn.execute(text("SELECT DISTINCT parity_id, parity_key FROM test_case"))
+                    .all())
+        shared = conn.execute(text("SELECT parity_id FROM test_case WHERE parity_id <> id"))\
+            .scalars().all()
+    asked = sorted(set(list(keys)[:300]) | set(shared[:20]) | {12345})
+    tables._KEYS[:] = [np.empty(0, np.int64), pd.array([], dtype="str")]  # nothing held
+    with tables.one_read():
+        got = tables.parity_keys(engine, asked)
+        with tables.connection(engine) as conn:
+            if engine.dialect.name == "postgresql":
+                assert conn.exec_driver_sql("SHOW enable_seqscan").scalar() == "on"
+    assert shared and dict(zip(got["parity_id"], got["parity_key"])) == \
+        {i: keys[i] for i in asked if i in keys}
+    assert got["parity_id"].is_unique and 12345 not in set(got["parity_id"])
+
+
 def test_aliases_are_the_vendor_named_tests_and_leave_the_planner_as_it_was(engine):
     """The tests whose parity key differs from their key, read through the partial index
     (on PostgreSQL the planner is told to for that read only): the same map as a plain
