@@ -163,16 +163,20 @@ def _once(kind: tuple, engine: Engine, compute):
     memo = _READS.get()
     if memo is None:
         return compute()
-    key = (*kind, id(engine), str(engine.url))
+    key = _once_key(kind, engine)
     if key not in memo:
         memo[key] = compute()
     return memo[key]
 
 
+def _once_key(kind: tuple, engine: Engine) -> tuple:
+    return (*kind, id(engine), str(engine.url))
+
+
 def _held(kind: tuple, engine: Engine):
     """What `_once` computed for this kind and store in this view call, or None."""
     memo = _READS.get()
-    return None if memo is None else memo.get((*kind, id(engine), str(engine.url)))
+    return None if memo is None else memo.get(_once_key(kind, engine))
 
 
 def _hardware_label(df: pd.DataFrame) -> pd.Series:
@@ -352,26 +356,32 @@ def shared(kind: str, engine: Engine, filters: tuple, when: Period | None, read)
     memo = _READS.get()
     if memo is None:
         return read(when)
-    cut = _cut(kind, engine, filters, when)
-    if cut is not None:
-        return cut
-    key = (kind, id(engine), str(engine.url), filters, INCLUDE_UNTRUSTED.get())
+    key = _shared_key(kind, engine, filters)
     held = memo.get(key)
+    if held is not None and _covers(held[0], when):
+        return _in_window(held[1], when)
     df = read(when)
     if held is None or _covers(when, held[0]):
         memo[key] = (when, df.copy(deep=False))
     return df
 
 
+def _shared_key(kind: str, engine: Engine, filters: tuple) -> tuple:
+    return (kind, id(engine), str(engine.url), filters, INCLUDE_UNTRUSTED.get())
+
+
 def _cut(kind: str, engine: Engine, filters: tuple, when: Period | None) -> pd.DataFrame | None:
     """The rows of `when` cut from this call's read of this kind (`shared`), or None when
     the call has read none that covers `when`."""
     memo = _READS.get()
-    held = None if memo is None else memo.get(
-        (kind, id(engine), str(engine.url), filters, INCLUDE_UNTRUSTED.get()))
+    held = None if memo is None else memo.get(_shared_key(kind, engine, filters))
     if held is None or not _covers(held[0], when):
         return None
-    df = held[1]
+    return _in_window(held[1], when)
+
+
+def _in_window(df: pd.DataFrame, when: Period | None) -> pd.DataFrame:
+    """The rows of a shared read (`shared`) whose run is in `when`."""
     if "run_at" not in df.columns:  # an empty store's frame
         return df.copy(deep=False)
     if when is not None and when.start is not None:
@@ -386,7 +396,7 @@ def _held_jobs(engine: Engine, job_pks: np.ndarray) -> pd.DataFrame | None:
     jobs, or None: their fields as that read gives them, from the call's one snapshot."""
     memo = _READS.get()
     for key, held in (memo or {}).items():
-        if not (isinstance(key, tuple) and key[:3] == ("jobs", id(engine), str(engine.url))):
+        if key[:3] != ("jobs", id(engine), str(engine.url)):  # (`_shared_key`)
             continue
         df = held[1]
         if "job_pk" in df.columns and (pd.Index(df["job_pk"]).get_indexer(job_pks) >= 0).all():
@@ -875,6 +885,10 @@ def _metric_frame(engine: Engine, model, columns, framework, when,
     return df
 
 
+# the hardware's fields a job's label is made of (`_hardware_label`), which `_labelled` drops
+_HARDWARE_PARTS = ("sku", "arch", "raw_name")
+
+
 def _labelled(df: pd.DataFrame) -> pd.DataFrame:
     """Rows with their job's fields (`_JOB_FIELDS`) as the views read them: the hardware's
     label (`hardware`, last) instead of its SKU, arch and raw name, a vendor and framework
@@ -884,7 +898,8 @@ def _labelled(df: pd.DataFrame) -> pd.DataFrame:
     df["framework"] = df["framework"].fillna("other")
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
     df["run_at"] = pd.to_datetime(df["run_at"], format="ISO8601")
-    return df.drop(columns=["sku", "arch", "raw_name"])
+    return df.drop(columns=list(_HARDWARE_PARTS))
+
 
 
 def _by_job(rows: pd.DataFrame, engine: Engine, fields, out: dict) -> pd.DataFrame:
@@ -899,8 +914,7 @@ def _by_job(rows: pd.DataFrame, engine: Engine, fields, out: dict) -> pd.DataFra
     held = _held_jobs(engine, np.unique(job_pk))
     if held is not None:  # the call's jobs read has them, labelled as `_labelled` does
         at = pd.Index(held["job_pk"]).get_indexer(job_pk)
-        for c in [f.key for f in fields if f.key not in ("sku", "arch", "raw_name")] + \
-                ["hardware"]:
+        for c in [f.key for f in fields if f.key not in _HARDWARE_PARTS] + ["hardware"]:
             out[c] = held[c].array.take(at)
         return pd.DataFrame(out)
     jobs = _labelled(_read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *fields)),
