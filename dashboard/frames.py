@@ -114,11 +114,7 @@ def _pair_jobs(aligned: pd.DataFrame) -> list[int]:
 
 
 def _in(df: pd.DataFrame, when: Period, column: str = "run_at") -> pd.DataFrame:
-    if when.start is not None:
-        df = df[df[column] >= when.start]
-    if when.end is not None:
-        df = df[df[column] < when.end]
-    return df
+    return tables.in_period(df, when, column)
 
 
 def pass_rate_parity(store: Store = None, *, framework=None, hardware=None, suite=None,

@@ -384,11 +384,32 @@ def _in_window(df: pd.DataFrame, when: Period | None) -> pd.DataFrame:
     """The rows of a shared read (`shared`) whose run is in `when`."""
     if "run_at" not in df.columns:  # an empty store's frame
         return df.copy(deep=False)
-    if when is not None and when.start is not None:
-        df = df[df["run_at"] >= when.start]
-    if when is not None and when.end is not None:
-        df = df[df["run_at"] < when.end]
-    return df.reset_index(drop=True)
+    return in_period(df, when).reset_index(drop=True)
+
+
+def in_period(df: pd.DataFrame, when: Period | None, column: str = "run_at") -> pd.DataFrame:
+    """The rows of `df` whose `column` is in `when`, in their order (`where`)."""
+    if when is None or (when.start is None and when.end is None):
+        return df
+    keep = np.ones(len(df), bool)
+    if when.start is not None:
+        keep &= (df[column] >= when.start).to_numpy(bool)
+    if when.end is not None:
+        keep &= (df[column] < when.end).to_numpy(bool)
+    return where(df, keep)
+
+
+def where(df: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """The rows of `df` where `keep` (booleans) holds, in their order. When they are one run
+    of consecutive rows, as a slice, which copies nothing: a window's jobs, in job order,
+    usually are (a composite view cuts its jobs read a dozen times, and each mask copied
+    every text column, 1.8 -> 0.3 ms a cut of the 50M store's 4,125 jobs)."""
+    pos = np.flatnonzero(keep)
+    if len(pos) == len(df):
+        return df.copy(deep=False)
+    if len(pos) and pos[-1] - pos[0] + 1 == len(pos):
+        return df.iloc[pos[0]:pos[-1] + 1]
+    return df[keep]
 
 
 def _held_jobs(engine: Engine, job_pks: np.ndarray) -> pd.DataFrame | None:

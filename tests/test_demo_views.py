@@ -292,6 +292,31 @@ def test_reads_shared_within_a_view_call_equal_direct_reads(demo_db):
     assert tables._READS.get() is None
 
 
+def test_rows_kept_by_a_mask_are_a_slice_when_consecutive_and_the_masks_rows_always():
+    """`tables.where` gives `df[keep]` (rows, order, index and types), as a slice of `df`
+    when the kept rows are consecutive (no column copied), and a caller's change to what
+    it gave stays its own."""
+    df = pd.DataFrame({"n": np.arange(8, dtype=np.int64),
+                       "s": pd.array(list("abcdefgh"), dtype="str"),
+                       "t": pd.date_range("2026-01-01", periods=8, unit="us")},
+                      index=np.arange(10, 18))
+    patterns = {"all": np.ones(8, bool), "none": np.zeros(8, bool),
+                "one run": np.r_[[False] * 2, [True] * 4, [False] * 2],
+                "one row": np.eye(1, 8, 5, dtype=bool).ravel(),
+                "gaps": np.array([1, 0, 1, 1, 0, 0, 1, 0], bool)}
+    for name, keep in patterns.items():
+        got = tables.where(df, keep)
+        pd.testing.assert_frame_equal(got, df[keep], obj=name)
+        if name in ("all", "one run", "one row"):
+            assert np.shares_memory(got["n"].to_numpy(), df["n"].to_numpy()), name
+        if len(got):
+            got.iloc[0, 0] = -1
+            got["s"] = "z"
+    pd.testing.assert_frame_equal(df["n"].to_frame(), pd.DataFrame(
+        {"n": np.arange(8, dtype=np.int64)}, index=np.arange(10, 18)))
+    assert list(df["s"]) == list("abcdefgh")
+
+
 def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypatch):
     """Inside a view call that has read the jobs of a window, the benchmark and accuracy rows
     of that window (or a narrower one) take their jobs' ids and fields from that read
