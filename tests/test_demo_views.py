@@ -317,6 +317,34 @@ def test_rows_kept_by_a_mask_are_a_slice_when_consecutive_and_the_masks_rows_alw
     assert list(df["s"]) == list("abcdefgh")
 
 
+def test_stored_times_parse_as_pandas_parses_them():
+    """`tables._times` (NumPy's parse of SQLite's text) gives what pandas' ISO 8601 parse
+    gives, index, name and missing times included, on the forms a store may hold, and
+    refuses an offset as pandas does."""
+    import datetime as dt
+
+    def pandas_parse(column):
+        return pd.to_datetime(column, format="ISO8601").astype("datetime64[us]")
+    cases = {
+        "stored": pd.Series(["2026-09-15 02:04:00.000000", "2026-09-15 02:04:00.123456",
+                             None], dtype="str", name="job_started", index=[4, 2, 9]),
+        "other forms": pd.Series(["2026-09-15 02:04:00", "2026-09-15T02:04:01",
+                                  "2026-09-16", "2026-09-15 02:04:00.5",
+                                  "2026-09-15 02:04:00.123456789"], dtype="str"),
+        "none at all": pd.Series([None, None], dtype="str"),
+        "empty": pd.Series([], dtype="str"),
+        "objects": pd.Series([None, None], dtype=object),
+        "postgresql": pd.Series([dt.datetime(2026, 9, 15, 2, 4, 0, 123456), None]),
+    }
+    for name, column in cases.items():
+        pd.testing.assert_series_equal(tables._times(column), pandas_parse(column), obj=name)
+    offset = pd.Series(["2026-09-15 02:04:00+00:00"], dtype="str")
+    with pytest.raises(TypeError):
+        pandas_parse(offset)
+    with pytest.raises(TypeError):
+        tables._times(offset)
+
+
 def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypatch):
     """Inside a view call that has read the jobs of a window, the benchmark and accuracy rows
     of that window (or a narrower one) take their jobs' ids and fields from that read
