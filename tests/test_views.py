@@ -229,9 +229,17 @@ def test_the_store_version_moves_with_every_write_and_with_no_read(build, tmp_pa
     build.tests("mi355x", {"test_a": "passed"})
     first = tables.version(url)
     assert first and tables.version(engine) == first
-    for view in ("scorecard", "alerts", "test_matrix", "regressions"):
-        getattr(frames, view)(url)
-    assert tables.version(url) == first
+    # PostgreSQL's version is the server's log position, which the server's own work
+    # (autovacuum, a checkpoint) moves too: views that wrote would move it every time, so a
+    # move is asked again, a few times, before it is taken for theirs
+    for attempt in range(3 if engine.dialect.name == "postgresql" else 1):
+        before = tables.version(url)
+        for view in ("scorecard", "alerts", "test_matrix", "regressions"):
+            getattr(frames, view)(url)
+        if tables.version(url) == before:
+            break
+    assert tables.version(url) == before
+    first = before
     build.tests("mi355x", {"test_a": "failed"}, run="r2", day=1)
     second = tables.version(url)
     assert second != first
