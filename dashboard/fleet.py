@@ -4,63 +4,94 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import distinct
+from parity.dashboard.groups import groups
 from parity.db.hardware import vocabulary
 
 POOL = ["vendor", "hardware"]
+STATES = ("online", "busy", "idle", "offline")
+QUANTILES = {"queue_p50_min": 0.5, "queue_p90_min": 0.9, "queue_p99_min": 0.99}
 
 
 def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     """One row per vendor pool (hardware): runner counts by state and queue percentiles
-    in minutes over the jobs given."""
-    cols = POOL + ["runners", "online", "busy", "idle", "offline", "jobs", "queue_p50_min",
-                   "queue_p90_min", "queue_p99_min", "labels", "last_seen"]
-    parts = []
+    in minutes over the jobs given. A pool is a (vendor, hardware) pair; rows missing
+    either belong to none. Counted by pool numbers over the columns' arrays: a window's
+    few pools and thousands of jobs cost a pandas grouping per figure otherwise
+    (the 50M store's 67 runners and 3,355 jobs: 15.7 -> 7.3 ms)."""
+    cols = POOL + ["runners", *STATES, "jobs", *QUANTILES, "labels", "last_seen"]
+    if runners.empty and jobs.empty:
+        return pd.DataFrame(columns=cols)
+    rows: dict[tuple, dict] = {}
     if not runners.empty:
-        r = runners.assign(online=runners["status"] == "online",
-                           offline=runners["status"] != "online",
-                           busy=runners["busy"] & (runners["status"] == "online"))
-        r["idle"] = r["online"] & ~r["busy"]
-        g = r.groupby(POOL)  # one sum of the four states, not an aggregate per column
-        pools = g[["online", "busy", "idle", "offline"]].sum()
-        pools.insert(0, "runners", g["runner_id"].count())
-        pools["last_seen"] = g["seen_at"].max()
-        parts.append(pools)
+        online = (runners["status"] == "online").to_numpy(bool)
+        busy = (runners["busy"] & (runners["status"] == "online")).to_numpy(bool)
+        state = {"online": online, "busy": busy, "idle": online & ~busy, "offline": ~online}
+        named = runners["runner_id"].notna().to_numpy()
+        seen = runners["seen_at"].to_numpy()
+        for key, at in _pools(runners):
+            row = rows.setdefault(key, {})
+            row.update({s: int(v[at].sum()) for s, v in state.items()})
+            row["runners"] = int(named[at].sum())
+            times = seen[at][~pd.isna(seen[at])]
+            row["last_seen"] = times.max() if len(times) else None
     if not jobs.empty:
         # queue time means something only for a job a runner picked up (not a local
         # ingest or an artifact the collector could tie to the run alone)
         on_runner = (jobs["runner_name"].fillna("") != "") | \
             ~jobs["runner_labels"].fillna("[]").isin(["", "[]"])
         j = jobs[on_runner].dropna(subset=["job_created", "job_started"])
-        wait = (j["job_started"] - j["job_created"]).dt.total_seconds() / 60
-        j = j.assign(wait=wait.clip(lower=0))
-        q = j.groupby(POOL)["wait"]
-        labels = _pool_labels(jobs)
-        parts.append(pd.DataFrame({"jobs": q.size(), "queue_p50_min": q.quantile(0.5),
-                                   "queue_p90_min": q.quantile(0.9),
-                                   "queue_p99_min": q.quantile(0.99), "labels": labels}))
-    if not parts:
-        return pd.DataFrame(columns=cols)
-    out = pd.concat(parts, axis=1).reset_index()
-    for c in ("runners", "online", "busy", "idle", "offline", "jobs"):
-        out[c] = out[c].fillna(0).astype(int) if c in out else 0
-    for c in cols:
-        if c not in out:
-            out[c] = None
-    return out[cols].sort_values(POOL).reset_index(drop=True)
+        wait = ((j["job_started"] - j["job_created"]).dt.total_seconds() / 60).clip(lower=0)
+        pools = _pools(j)
+        number = np.full(len(j), -1)
+        for i, (_, at) in enumerate(pools):
+            number[at] = i
+        # pandas' grouped quantiles, as ever (NumPy's differ from them in the last bit at
+        # times), of all pools at once
+        q = pd.Series(wait.to_numpy(float)).groupby(number).quantile(list(QUANTILES.values()))
+        q = q.to_numpy().reshape(-1, len(QUANTILES))[-len(pools):] if pools else q
+        for (key, at), values in zip(pools, q):
+            rows.setdefault(key, {}).update(jobs=len(at), **dict(zip(QUANTILES, values.tolist())))
+        for key, text in _pool_labels(jobs).items():
+            rows.setdefault(key, {})["labels"] = text
+    keys = sorted(rows)
+    out = {"vendor": pd.array([k[0] for k in keys], dtype="str"),
+           "hardware": pd.array([k[1] for k in keys], dtype="str")}
+    for c in ("runners", *STATES, "jobs"):
+        out[c] = np.array([rows[k].get(c, 0) for k in keys], np.int64)
+    for c in QUANTILES:
+        out[c] = (np.array([rows[k].get(c, np.nan) for k in keys], float)
+                  if not jobs.empty else [None] * len(keys))
+    out["labels"] = (pd.array([rows[k].get("labels") for k in keys], dtype="str")
+                     if not jobs.empty else [None] * len(keys))
+    out["last_seen"] = (pd.Series([rows[k].get("last_seen") for k in keys],
+                                  dtype=runners["seen_at"].dtype)
+                        if not runners.empty else [None] * len(keys))
+    return pd.DataFrame(out, columns=cols)
 
 
-def _pool_labels(jobs: pd.DataFrame) -> pd.Series:
+def _pools(df: pd.DataFrame):
+    """(pool, the rows' positions in it) for each pool of these rows, a row missing its
+    vendor or hardware in none."""
+    if df.empty:
+        return []
+    number, keys = groups(df["vendor"], df["hardware"])
+    order = np.argsort(number, kind="stable")
+    bounds = np.flatnonzero(np.diff(number[order])) + 1
+    return [(keys[number[at[0]]], at) for at in np.split(order, bounds)
+            if not (pd.isna(keys[number[at[0]]][0]) or pd.isna(keys[number[at[0]]][1]))]
+
+
+def _pool_labels(jobs: pd.DataFrame) -> dict[tuple, str]:
     """Each pool's runner labels (`_labels`), from the distinct (pool, label text) pairs of
     its jobs: a pool's jobs repeat a few texts thousands of times over a window."""
     texts: dict[tuple, list] = {}
-    for vendor, hardware, text in distinct(*(jobs[c] for c in POOL + ["runner_labels"])):
+    for vendor, hardware, text in groups(*(jobs[c] for c in POOL + ["runner_labels"]))[1]:
         if not (pd.isna(vendor) or pd.isna(hardware)):
             texts.setdefault((vendor, hardware), []).append(text)
-    index = pd.MultiIndex.from_tuples(sorted(texts), names=POOL)
-    return pd.Series([_labels(texts[k]) for k in index], index=index, dtype="str")
+    return {k: _labels(v) for k, v in texts.items()}
 
 
 def _labels(texts) -> str:

@@ -328,6 +328,60 @@ def test_fleet(sbuild):
     assert df.loc["h100", "jobs"] == 0
 
 
+def test_fleet_pools_from_plain_frames_edges_included():
+    """`fleet.fleet` on frames made by hand: a pool is a (vendor, hardware) pair and a row
+    missing either is in none; a pool with runners and no job, or jobs and no runner, has
+    its missing figures as 0 and missing values; queue time counts only jobs a runner
+    picked up with both times, a start before creation as 0 minutes; quantiles are
+    pandas' grouped ones; no runners or no jobs at all leave their columns empty."""
+    from parity.dashboard import fleet as fleet_rules
+
+    t0 = pd.Timestamp("2026-11-01 00:00")
+    runners = pd.DataFrame({
+        "vendor": ["amd", "amd", "amd", None, "nvidia"],
+        "hardware": ["mi300x", "mi300x", "mi300x", "mi300x", "h100"],
+        "runner_id": ["r1", "r2", None, "r4", "r5"],
+        "status": ["online", "online", "offline", "online", None],
+        "busy": [True, False, True, False, False],
+        "seen_at": pd.Series([t0, t0 + pd.Timedelta(hours=1), pd.NaT, t0, pd.NaT],
+                             dtype="datetime64[us]")})
+    minutes = [10, 20, 40, -5, 30, 50, 60]
+    jobs = pd.DataFrame({
+        "vendor": ["amd"] * 4 + ["amd", "amd", None],
+        "hardware": ["mi300x"] * 4 + ["mi355x", "mi355x", "mi355x"],
+        "runner_name": ["a", "b", "", "c", None, "d", "e"],
+        "runner_labels": ['["self-hosted", "mi300"]', None, "[]", None, '["mi355"]', None,
+                          None],
+        "job_created": pd.Series([t0] * 7, dtype="datetime64[us]"),
+        "job_started": pd.Series([t0 + pd.Timedelta(minutes=m) for m in minutes],
+                                 dtype="datetime64[us]")})
+    jobs.loc[5, "job_started"] = pd.NaT
+    df = fleet_rules.fleet(runners, jobs).set_index(["vendor", "hardware"])
+    assert df.index.tolist() == [("amd", "mi300x"), ("amd", "mi355x"), ("nvidia", "h100")]
+    counts = ["runners", "online", "busy", "idle", "offline", "jobs"]
+    assert df.loc[("amd", "mi300x"), counts].tolist() == [2, 2, 1, 1, 1, 3]
+    assert df.loc[("amd", "mi355x"), counts].tolist() == [0, 0, 0, 0, 0, 1]
+    assert df.loc[("nvidia", "h100"), counts].tolist() == [1, 0, 0, 0, 1, 0]
+    waits = pd.Series([10.0, 20.0, 0.0])  # the third job ran on no runner; -5 counts as 0
+    for column, q in (("queue_p50_min", 0.5), ("queue_p90_min", 0.9), ("queue_p99_min", 0.99)):
+        assert df.loc[("amd", "mi300x"), column] == waits.groupby([0, 0, 0]).quantile(q)[0]
+        assert df.loc[("amd", "mi355x"), column] == 30.0
+        assert math.isnan(df.loc[("nvidia", "h100"), column])
+    assert df.loc[("amd", "mi300x"), "labels"] == "mi300"
+    assert df.loc[("amd", "mi355x"), "labels"] == "mi355"
+    assert pd.isna(df.loc[("nvidia", "h100"), "labels"])
+    assert df.loc[("amd", "mi300x"), "last_seen"] == t0 + pd.Timedelta(hours=1)
+    assert pd.isna(df.loc[("amd", "mi355x"), "last_seen"])
+    assert pd.isna(df.loc[("nvidia", "h100"), "last_seen"])
+    assert str(df["last_seen"].dtype) == "datetime64[us]"
+    no_jobs = fleet_rules.fleet(runners, jobs.iloc[0:0])
+    assert no_jobs["jobs"].tolist() == [0, 0]
+    assert no_jobs[["queue_p50_min", "labels"]].isna().all().all()
+    no_runners = fleet_rules.fleet(runners.iloc[0:0], jobs)
+    assert no_runners["runners"].tolist() == [0, 0] and no_runners["last_seen"].isna().all()
+    assert fleet_rules.fleet(runners.iloc[0:0], jobs.iloc[0:0]).empty
+
+
 def test_fleet_counts_the_runners_of_each_scopes_latest_collection(build):
     """Snapshots pile up with every collection: a runner missing from its scope's latest
     one is gone (an ephemeral runner after its job) and is not counted from an older
