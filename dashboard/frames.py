@@ -754,7 +754,9 @@ def scorecard(store: Store = None, *, framework=None, since=None, until=None,
     when = _recent(store, since, until, week, HISTORY_DAYS)
     columns = ["framework", "vendor", "hardware", "run_at", "commit", "jobs", "tests", "passed",
                "failed", "error", "skipped", "vendor_skipped", "flaky", "pass_rate"]
-    jobs = _in(_jobs(store, framework, None, when), when)
+    # each lane's latest run's jobs (and a few others at those times), not the window's
+    jobs = _in(tables.latest_jobs(tables.open_store(store), framework=_names(framework),
+                                  when=when), when)
     if jobs.empty:
         return pd.DataFrame(columns=columns)
     latest = jobs.groupby(["framework", "hardware"])["run_at"].transform("max")

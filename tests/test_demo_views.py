@@ -345,6 +345,35 @@ def test_stored_times_parse_as_pandas_parses_them():
         tables._times(offset)
 
 
+@pytest.mark.parametrize("days, framework", [(60, None), (10, "vllm"), (3, ["sglang"]),
+                                             (0, "nothing")])
+def test_latest_jobs_hold_each_lanes_latest_run_and_only_the_windows_jobs(demo_db, days,
+                                                                          framework):
+    """`tables.latest_jobs` gives rows of the window's jobs, every job of each lane's
+    (framework, hardware) latest run among them, and no job of a time no lane's latest
+    run has."""
+    from datetime import timedelta
+
+    from parity.dashboard.period import Period
+
+    engine = tables.open_store(demo_db)
+    newest = tables.newest_run(engine)
+    when = Period(newest - timedelta(days=days), None) if days else Period(newest, None)
+    window = tables.jobs(engine, framework=framework, when=when)
+    got = tables.latest_jobs(engine, framework=framework, when=when)
+    assert list(got.columns) == list(window.columns)
+    latest = window.groupby(["framework", "hardware"])["run_at"].transform("max")
+    must = window[window["run_at"] == latest]
+    by_pk = window.set_index("job_pk")
+    pd.testing.assert_frame_equal(got.set_index("job_pk"), by_pk.loc[got["job_pk"]])
+    assert set(must["job_pk"]) <= set(got["job_pk"])
+    assert set(got["run_at"]) <= set(must["run_at"])
+    if framework != "nothing":
+        assert len(must) and len(got) < len(window) or days == 0
+    else:
+        assert got.empty
+
+
 def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypatch):
     """Inside a view call that has read the jobs of a window, the benchmark and accuracy rows
     of that window (or a narrower one) take their jobs' ids and fields from that read
