@@ -42,6 +42,12 @@ def test_forks_and_chains_are_marked_and_left_out(sqlite_engine):
     everything = frames.scorecard(sqlite_engine, include_untrusted=True)
     assert card["run_at"].max() < everything["run_at"].max()
     assert card["run_at"].max() == END - timedelta(days=1)
+    # a config's latest run is its latest trusted one: a newer untrusted run neither shows
+    # nor hides the config (it once did: the latest was found over every run)
+    front = frames.pareto(sqlite_engine)
+    assert len(front) and set(front["run_at"]) == {END - timedelta(days=1)}
+    assert set(frames.pareto(sqlite_engine, include_untrusted=True)["run_at"]) \
+        == {END - timedelta(hours=6)}
     # nested views follow the caller's choice
     head_all = frames.headline(sqlite_engine, include_untrusted=True)
     head = frames.headline(sqlite_engine)
