@@ -482,9 +482,6 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None,
         .join(CiRun, CiRun.id == CiJob.run_pk)
         .join(JobSummary, JobSummary.job_pk == CiJob.id, isouter=True)
     )
-    # in job order, sorted here: an ORDER BY in SQL makes SQLite walk every job of the
-    # history in id order instead of the window's runs by their time index (50M store's
-    # 63 days: 78 -> 28 ms, and growing with the history)
     runs = _trusted(_window(select(
         CiRun.id.label("run_pk"), CiRun.repository, CiRun.workflow, CiRun.run_id,
         CiRun.attempt, CiRun.head_sha.label("commit"), CiRun.created_at.label("run_at"),
@@ -492,6 +489,9 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None,
     stmt = _runs_in(stmt, engine, framework, when)
     if runs_at is not None:
         stmt, runs = (s.where(CiRun.created_at.in_(list(runs_at))) for s in (stmt, runs))
+    # in job order, sorted here: an ORDER BY in SQL makes SQLite walk every job of the
+    # history in id order instead of the window's runs by their time index (50M store's
+    # 63 days: 78 -> 28 ms, and growing with the history)
     df = _read_plain(engine, stmt)
     df = df.sort_values("job_pk", kind="stable", ignore_index=True)
     runs = _read_plain(engine, runs)
