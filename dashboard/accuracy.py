@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import key_codes
+from parity.dashboard.groups import key_codes, members
 from parity.dashboard.intervals import holm, n_from_stderrs, two_proportion, wilson_bounds
 
 CELL = ["framework", "model", "task", "metric", "filter", "config", "concurrency"]
@@ -87,9 +87,7 @@ def parity(cells_: pd.DataFrame, reference: Callable[[str, set[str]], str | None
     pooled: dict[int, float] = {}  # row -> the other concurrencies' n, where it has them
     group = [c for c in CELL if c != "concurrency"]
     # the cells of each (cell less its concurrency, hardware), in order of first appearance
-    number = key_codes(*(cells_[c] for c in group + ["hardware"]))
-    order = np.argsort(number, kind="stable")
-    for idx in np.split(order, np.flatnonzero(np.diff(number[order])) + 1):
+    for idx in members(key_codes(*(cells_[c] for c in group + ["hardware"]))):
         total_hits, total_n = hits[idx].sum(), n0[idx].sum()
         for i in idx:
             if v["vendor"][i] != "amd":

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import groups
+from parity.dashboard.groups import groups, members
 from parity.db.hardware import vocabulary
 
 POOL = ["vendor", "hardware"]
@@ -31,7 +31,7 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
         state = {"online": online, "busy": busy, "idle": online & ~busy, "offline": ~online}
         named = runners["runner_id"].notna().to_numpy()
         seen = runners["seen_at"].to_numpy()
-        for key, at in _pools(runners):
+        for _, key, at in _pools(runners)[1]:
             row = rows.setdefault(key, {})
             row.update({s: int(v[at].sum()) for s, v in state.items()})
             row["runners"] = int(named[at].sum())
@@ -44,16 +44,13 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
             ~jobs["runner_labels"].fillna("[]").isin(["", "[]"])
         j = jobs[on_runner].dropna(subset=["job_created", "job_started"])
         wait = ((j["job_started"] - j["job_created"]).dt.total_seconds() / 60).clip(lower=0)
-        pools = _pools(j)
-        number = np.full(len(j), -1)
-        for i, (_, at) in enumerate(pools):
-            number[at] = i
+        number, pools = _pools(j)
         # pandas' grouped quantiles, as ever (NumPy's differ from them in the last bit at
-        # times), of all pools at once
+        # times), of all groups at once: a row per group number
         q = pd.Series(wait.to_numpy(float)).groupby(number).quantile(list(QUANTILES.values()))
-        q = q.to_numpy().reshape(-1, len(QUANTILES))[-len(pools):] if pools else q
-        for (key, at), values in zip(pools, q):
-            rows.setdefault(key, {}).update(jobs=len(at), **dict(zip(QUANTILES, values.tolist())))
+        q = q.to_numpy().reshape(-1, len(QUANTILES))
+        for i, key, at in pools:
+            rows.setdefault(key, {}).update(jobs=len(at), **dict(zip(QUANTILES, q[i].tolist())))
         for key, text in _pool_labels(jobs).items():
             rows.setdefault(key, {})["labels"] = text
     keys = sorted(rows)
@@ -72,16 +69,15 @@ def fleet(runners: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 
-def _pools(df: pd.DataFrame):
-    """(pool, the rows' positions in it) for each pool of these rows, a row missing its
-    vendor or hardware in none."""
+def _pools(df: pd.DataFrame) -> tuple[np.ndarray, list[tuple[int, tuple, np.ndarray]]]:
+    """Each row's group number over (vendor, hardware), and the pools among the groups:
+    (number, pool, the rows' positions in it), a group missing its vendor or hardware
+    being no pool."""
     if df.empty:
-        return []
+        return np.empty(0, np.int64), []
     number, keys = groups(df["vendor"], df["hardware"])
-    order = np.argsort(number, kind="stable")
-    bounds = np.flatnonzero(np.diff(number[order])) + 1
-    return [(keys[number[at[0]]], at) for at in np.split(order, bounds)
-            if not (pd.isna(keys[number[at[0]]][0]) or pd.isna(keys[number[at[0]]][1]))]
+    return number, [(i, key, at) for i, (key, at) in enumerate(zip(keys, members(number)))
+                    if not (pd.isna(key[0]) or pd.isna(key[1]))]
 
 
 def _pool_labels(jobs: pd.DataFrame) -> dict[tuple, str]:

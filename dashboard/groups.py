@@ -34,6 +34,16 @@ def groups(*columns: pd.Series) -> tuple[np.ndarray, list[tuple]]:
     return group.ravel(), keys
 
 
+def members(number: np.ndarray) -> list[np.ndarray]:
+    """Each group's row positions, ascending, the groups in order of their numbers (each
+    row's group number, as `key_codes` and `groups` give them): a group's rows read by
+    position, without a pandas grouping."""
+    if not len(number):
+        return []
+    order = np.argsort(number, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(number[order])) + 1)
+
+
 def distinct(*columns: pd.Series) -> list[tuple]:
     """The distinct rows of these columns, as tuples of their values (`groups`' keys)."""
     return groups(*columns)[1] if len(columns[0]) else []

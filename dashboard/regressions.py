@@ -11,7 +11,7 @@ import pandas as pd
 
 from parity.dashboard import changepoint
 from parity.dashboard.accuracy import CELL
-from parity.dashboard.groups import key_codes
+from parity.dashboard.groups import key_codes, members
 from parity.dashboard.intervals import two_proportion
 from parity.dashboard.performance import SERIES, config_label, config_labels
 
@@ -91,9 +91,7 @@ def performance(values: pd.DataFrame, *, since=None, min_effect: float = 0.02,
     column = {c: values[c].array for c in values.columns}
     keys = SERIES + ["vendor", "hardware"]
     # each series' rows, oldest first, the series in order of first appearance
-    code = key_codes(*(values[c] for c in keys))
-    by_series = np.argsort(code, kind="stable")
-    for at_rows in np.split(by_series, np.flatnonzero(np.diff(code[by_series])) + 1):
+    for at_rows in members(key_codes(*(values[c] for c in keys))):
         if len(at_rows) < 2 * changepoint.MIN_SIZE:
             continue
         found = changepoint.detect(numbers[at_rows], min_effect=min_effect,

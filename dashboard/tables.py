@@ -421,8 +421,9 @@ def _held_jobs(engine: Engine, job_pks: np.ndarray) -> pd.DataFrame | None:
     """A jobs read of this call (`jobs`, whatever its filters) that holds every one of these
     jobs, or None: their fields as that read gives them, from the call's one snapshot."""
     memo = _READS.get()
+    prefix = _shared_key("jobs", engine, ())[:3]  # whatever the filters
     for key, held in (memo or {}).items():
-        if key[:3] != ("jobs", id(engine), str(engine.url)):  # (`_shared_key`)
+        if key[:3] != prefix:
             continue
         df = held[1]
         if "job_pk" in df.columns and (pd.Index(df["job_pk"]).get_indexer(job_pks) >= 0).all():
@@ -975,7 +976,6 @@ def _labelled(df: pd.DataFrame) -> pd.DataFrame:
     df["gpu_count"] = df["gpu_count"].fillna(0).astype(int)
     df["run_at"] = pd.to_datetime(df["run_at"], format="ISO8601")
     return df.drop(columns=list(_HARDWARE_PARTS))
-
 
 
 def _by_job(rows: pd.DataFrame, engine: Engine, fields, out: dict) -> pd.DataFrame:

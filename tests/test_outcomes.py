@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from parity.dashboard import outcomes
-from parity.dashboard.groups import key_codes
+from parity.dashboard.groups import key_codes, members
 from parity.dashboard.intervals import wilson
 from parity.db import vectors as vec
 
@@ -643,6 +643,17 @@ def test_key_codes_number_each_combination_by_first_appearance():
     codes = key_codes(np.array([0, 1, 0, 1, 0]), pd.Series(["z", None, "y", None, "z"]))
     assert list(codes) == [0, 1, 2, 1, 0]
     assert list(key_codes(np.array([7, 7, 3]))) == [0, 0, 1]
+
+
+def test_members_are_each_groups_rows_in_order_of_group_number():
+    number = np.array([2, 0, 2, 1, 0, 2])
+    assert [m.tolist() for m in members(number)] == [[1, 4], [3], [0, 2, 5]]
+    assert members(np.empty(0, np.int64)) == []
+    rng = np.random.default_rng(5)
+    number = rng.integers(0, 40, 1_000)
+    got = members(number)
+    assert [m.tolist() for m in got] == [np.flatnonzero(number == g).tolist()
+                                         for g in np.unique(number)]
 
 
 def test_outcome_categories_are_the_vocabularys_with_other_past_it():
