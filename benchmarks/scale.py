@@ -145,6 +145,7 @@ def ingest_time(url: str, junit: Path, run_id: str) -> float:
     the run) and the run is deleted again afterwards, so a kept store stays as built."""
     from sqlalchemy import text
 
+    from parity.db import streaks
     from parity.db.engine import make_engine
 
     night = junit.with_name(f"{run_id}.xml")
@@ -158,8 +159,11 @@ def ingest_time(url: str, junit: Path, run_id: str) -> float:
     took = time.perf_counter() - start
     night.unlink()
     engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DELETE FROM ci_run WHERE run_id = :r"), {"r": run_id})
+    with engine.begin() as conn:  # the failure streaks' cutoff goes back where it was
+        runs = conn.execute(text("SELECT id FROM ci_run WHERE run_id = :r"),
+                            {"r": run_id}).scalars().all()
+        with streaks.watching(conn, runs=runs):
+            conn.execute(text("DELETE FROM ci_run WHERE run_id = :r"), {"r": run_id})
     engine.dispose()
     return took
 

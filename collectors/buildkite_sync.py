@@ -48,7 +48,7 @@ from parity.collectors.settings import Settings
 from parity.collectors.sources import Blob, expand
 from parity.collectors.sync import Progress, Stopped, utcnow
 from parity.collectors.writer import ArtifactInfo, Provenance, parse_time, paused_gc
-from parity.db import store
+from parity.db import store, streaks
 from parity.db.models import CiRun, SyncedRun
 
 CI = "buildkite"
@@ -452,9 +452,13 @@ def _iso(dt: datetime) -> str:
 
 def _forget_build(conn: Connection, repository: str, number: str) -> None:
     """Drop a build's stored rows (its jobs and results go with them) before storing it
-    again with the jobs it has gained."""
-    conn.execute(delete(CiRun).where(CiRun.ci_system == CI, CiRun.repository == repository,
-                                     CiRun.run_id == number))
+    again with the jobs it has gained; the failure streaks it counted in go with it."""
+    runs = conn.execute(select(CiRun.id).where(
+        CiRun.ci_system == CI, CiRun.repository == repository, CiRun.run_id == number)).scalars()
+    with streaks.watching(conn, runs=list(runs)):
+        conn.execute(delete(CiRun).where(CiRun.ci_system == CI,
+                                         CiRun.repository == repository,
+                                         CiRun.run_id == number))
     conn.execute(delete(SyncedRun).where(SyncedRun.ci_system == CI,
                                          SyncedRun.repository == repository,
                                          SyncedRun.run_id == number))

@@ -22,7 +22,7 @@ from sqlalchemy import Connection
 from parity.collectors.formats.records import (OUTCOMES, ParseResult, RunRef, TestRecord,
                                                config_value, merge_repeats, parse_time)
 from parity.collectors.identity import ParityKeys, skip_category, step_label, suite_of_job
-from parity.db import state, store
+from parity.db import state, store, streaks
 from parity.db.capabilities import capabilities
 from parity.db.hardware import Vocabulary
 from parity.db.models import VENDOR_GATED
@@ -377,6 +377,7 @@ class Writer:
         store.add_test_cases(conn, self._new_cases(conn, tests, keys, ids, groups, take))
         store.add_test_results(conn, list(rows))
         state.add(conn, job_pk, ids, outcomes, categories, reruns)  # the job's vector, in step
+        streaks.follow(conn, [job_pk])  # and the failure streaks
         counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
                                                            categories)
         for s in result.sessions:

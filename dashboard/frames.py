@@ -292,8 +292,8 @@ STREAK_JOB_COLUMNS = ["job_pk", "run_pk", "run_at", "commit", *outcomes.LANE, "f
 
 
 def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = True,
-             culprits: bool = False, flaky: bool = False, ordered: bool = True
-             ) -> pd.DataFrame:
+             culprits: bool = False, flaky: bool = False, ordered: bool = True,
+             cutoff: np.datetime64 | None = None) -> pd.DataFrame:
     """`outcomes.streaks` of the `wanted` tests' run-by-run history, its rows in order of
     framework, hardware and test. Each (framework, hardware)'s wanted tests are the columns
     of one runs × tests array of their worst codes in each run, filled from the per-job
@@ -306,7 +306,9 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     `flaky` adds whether `outcomes.flakiness` finds the test flaky there (a pass after a
     rerun, or a pass and a failure on one commit), from the same arrays. `ordered=False`
     leaves the rows in the order the lanes gave them, for a caller that joins them to its
-    own rows (an inner join keeps the caller's order)."""
+    own rows (an inner join keeps the caller's order). `cutoff`: the streak cutoff
+    (`tables.streak_cutoff`), which the jobs' history must reach over: a streak with no
+    pass in it goes on with its lane's state (`tables.lane_streaks`, `_carry`)."""
     engine = tables.open_store(store)
     lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
     # (framework, hardware) -> suite -> the test ids to find and their parity ids
@@ -317,18 +319,25 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
                                         for s in suites for i in lanes[(fw, s, hw)]],
                                ("outcomes", "reruns") if flaky else ("outcomes",))
+    before = tables.lane_streaks(engine, [(fw, hw, s) for (fw, hw), suites in plan.items()
+                                          for s in suites]) if cutoff is not None else {}
     parts = []
     for (fw, hw), suites in plan.items():
         lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)
                                    for s, tests in suites.items()}, found, flaky)
         st = outcomes.run_streaks(lane["codes"])
+        when = lane["when"]
+        if cutoff is not None:  # how many runs before the cutoff the state counts too
+            st["ran_before"] = outcomes.run_counts(lane["codes"][when < cutoff])
         keep = np.flatnonzero(st["runs"] > 0)
         part = {k: v[keep] for k, v in st.items()}
         part["parity_id"] = lane["columns"][keep]
-        when = lane["when"]
         part["first_failing"] = np.where(part["streak"] > 0,
                                          when[np.minimum(part["first"], len(when) - 1)],
                                          np.datetime64("NaT"))
+        if cutoff is not None:
+            _carry(part, {s: before[(fw, hw, s)] for s in suites if (fw, hw, s) in before},
+                   {s: tests[1] for s, tests in suites.items()})
         part["last_run_at"] = when[part["last"]]
         part["culprit"] = lane["culprit"][np.maximum(part["last_bad"], 0), keep]
         if flaky:
@@ -338,6 +347,36 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
             np.full(len(keep), hw, object)
         parts.append(part)
     return _streak_frame(engine, jobs, parts, messages, culprits, flaky, ordered)
+
+
+def _carry(part: dict[str, np.ndarray], before: dict[str, tuple], planned: dict[str, np.ndarray]
+           ) -> None:
+    """Lengthen the streaks of `part` (one framework and hardware's `_streaks` arrays) that
+    have no pass in the history with their lanes' state at the cutoff (`before`: suite ->
+    parity ids, runs, since). The history starts at the cutoff or before it: its runs
+    before the cutoff (`ran_before`, all failures where there is no pass) are in the
+    state's count too, and a state that counts more began before the history. A test that
+    the plan (`planned`: suite -> parity ids) follows in two suites at once has its runs
+    merged across them, which no one lane's state counts: its streak stays as the history
+    shows it."""
+    pid = part["parity_id"]
+    # the whole history failed: no pass among the runs it ran in (`run_streaks`)
+    open_ = np.flatnonzero((part["streak"] > 0) & (part["last_ok"] < 0))
+    if not before or not len(open_):
+        return
+    if len(planned) > 1:
+        ids, seen = np.unique(np.concatenate([vec.distinct(p) for p in planned.values()]),
+                              return_counts=True)
+        if (seen > 1).any():
+            open_ = open_[~np.isin(pid[open_], ids[seen > 1])]
+    for suite, (ids, tail, since) in before.items():
+        at = open_ if len(planned) == 1 else open_[np.isin(pid[open_], planned[suite])]
+        pos, hit = vec.find(ids, pid[at])
+        at, pos = at[hit], pos[hit]
+        more = tail[pos] - part["ran_before"][at]
+        later = more > 0  # the state's tail began before the history
+        part["streak"][at[later]] += more[later]
+        part["first_failing"][at[later]] = since[pos[later]]
 
 
 def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> dict:
@@ -473,12 +512,20 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
     asked = period(since, until, week)
     history = _with_history(asked) if asked.start else _recent(store, since, until, week,
                                                                  HISTORY_DAYS)
+    # what came before the history is the lanes' state at the streak cutoff (`db.streaks`),
+    # which a history that starts at it or before and ends after it can go on from
+    cutoff = tables.streak_cutoff(tables.open_store(store))
+    if cutoff is not None and not (
+            history.start is not None and np.datetime64(history.start, "us") <= cutoff
+            and (history.end is None or cutoff < np.datetime64(history.end, "us"))):
+        cutoff = None
     jobs = _jobs(store, framework, suite, history)
     # the columns the streaks and the messages read, of the AMD hardware's jobs (a cut of
     # every column of thousands of jobs copies each of their texts)
     jobs = jobs.loc[jobs["hardware"].isin(set(matrix["amd_hardware"])), STREAK_JOB_COLUMNS]
     st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}),
-                  messages=shown is None, culprits=shown is not None, ordered=False)
+                  messages=shown is None, culprits=shown is not None, ordered=False,
+                  cutoff=cutoff)
     out = matrix.merge(st.rename(columns={"hardware": "amd_hardware"}),
                        on=["framework", "amd_hardware", "parity_id"], suffixes=("", "_h"))
     out = out.sort_values(["streak", "first_failing", "parity_key"],

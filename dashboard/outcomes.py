@@ -484,7 +484,8 @@ def run_streaks(codes: np.ndarray) -> dict[str, np.ndarray]:
     `runs` and `failures` among the runs where it ran (passed, failed or errored),
     `streak` and `passing` (the trailing failures and passes among them), and the rows of
     the streak's first run (`first`, the number of runs where there is no streak), of the
-    last run it ran in (`last`) and of its last failure (`last_bad`), -1 where none."""
+    last run it ran in (`last`), of its last failure (`last_bad`) and of its last pass
+    (`last_ok`), -1 where none."""
     ran = codes <= RANK["passed"]  # error, failed, passed: `RAN`
     bad = codes <= RANK["failed"]  # error, failed: `FAILED`
     row = np.arange(codes.shape[0])[:, None]
@@ -494,7 +495,13 @@ def run_streaks(codes: np.ndarray) -> dict[str, np.ndarray]:
     return {"runs": ran.sum(axis=0), "failures": bad.sum(axis=0),
             "streak": streak.sum(axis=0), "passing": (ran & (row > last_bad)).sum(axis=0),
             "first": np.where(streak, row, codes.shape[0]).min(axis=0, initial=codes.shape[0]),
-            "last": np.where(ran, row, -1).max(axis=0, initial=-1), "last_bad": last_bad}
+            "last": np.where(ran, row, -1).max(axis=0, initial=-1), "last_bad": last_bad,
+            "last_ok": last_ok}
+
+
+def run_counts(codes: np.ndarray) -> np.ndarray:
+    """`run_streaks`' `runs` alone, per column of `codes`."""
+    return (codes <= RANK["passed"]).sum(axis=0)
 
 
 def run_flaky(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import (Boolean, Connection, Engine, and_, case, create_engine, func, inspect,
+from sqlalchemy import (Boolean, Connection, Engine, and_, case, create_engine, func, inspect, or_,
                         select, text)
 from sqlalchemy.engine import make_url
 
@@ -43,12 +43,15 @@ from parity.db.models import (
     JobCapability,
     JobOutcome,
     JobSummary,
+    LaneStreak,
     RunnerSnapshot,
     SourceSync,
+    StreakCutoff,
     TestCase,
     TestResult,
 )
 from parity.db.store import by_index, rows_by_ids, run_days
+from parity.db.streaks import arrays as streak_arrays
 
 Store = Engine | str | Path | None
 ABSENT = 255  # the outcome code of a test a side did not run (`pair_tests`)
@@ -737,6 +740,32 @@ def _pruned_rows(engine: Engine, job_pks: list[int], tests: list[int] | None,
     if raw is not None:  # the dtypes the rows would have had, read with the others
         rows = rows.astype(raw.dtypes.to_dict())
     return rows
+
+
+def streak_cutoff(engine: Engine):
+    """The time before which `lane_streaks` holds the failure streaks (`db.streaks`), or
+    None where it cannot be used: the call reads untrusted runs too (the state counts the
+    trusted ones), or the store has no state (not upgraded, or nothing derived yet)."""
+    if INCLUDE_UNTRUSTED.get() or not has_table(engine, StreakCutoff.__tablename__):
+        return None
+    with connection(engine) as conn:
+        at = conn.execute(select(StreakCutoff.cutoff)).scalar()
+    return None if at is None else pd.Timestamp(at).to_datetime64().astype("datetime64[us]")
+
+
+def lane_streaks(engine: Engine, lanes: Iterable[tuple[str, str, str]]
+                 ) -> dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each lane's (framework, hardware, suite) tests that were failing at the streak
+    cutoff: their parity ids (sorted), how many runs before it they had been failing in,
+    and since when (datetime64[us]). A lane without such tests is not in it."""
+    lanes = sorted(set(lanes))
+    if not lanes:
+        return {}
+    t = LaneStreak
+    _, rows = _fetch(engine, select(t.framework, t.hardware, t.suite, t.ids, t.tails, t.since)
+                     .where(or_(*(and_(t.framework == f, t.hardware == h, t.suite == s)
+                                  for f, h, s in lanes))))
+    return {(f, h, s): streak_arrays(*(bytes(b) for b in blobs)) for f, h, s, *blobs in rows}
 
 
 def _require(engine: Engine, *models) -> None:

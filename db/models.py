@@ -273,6 +273,40 @@ class JobBenchmark(Base):
     values: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+class StreakCutoff(Base):
+    """The one time up to which `lane_streak` holds the failure streaks (the trusted runs
+    created before it), kept `db.streaks.DAYS` days behind the newest trusted run. A view
+    follows a streak run by run from this time on and takes what came before from
+    `lane_streak`. No row: the streaks are not derived yet (`db.streaks.complete`)."""
+
+    __tablename__ = "streak_cutoff"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)  # always 1
+    cutoff: Mapped[datetime] = mapped_column(DateTime)
+
+
+class LaneStreak(Base):
+    """Each lane's tests that were failing at the cutoff (`streak_cutoff`), as one row of
+    parallel arrays (little-endian int64), in parity id order: their parity ids, in how
+    many of the lane's runs before the cutoff each had been failing since it last passed
+    (`tails`), and when the first of those runs was created (`since`, microseconds since
+    1970). A lane is what the views call one: a framework's name, a hardware's label
+    (`db.streaks.LANE`) and a suite; a test not in its arrays was not failing there. One
+    row a lane, read whole: a view reads a dozen rows, not thousands. Kept by `db.streaks`
+    in the transaction that writes what it counts; `parity db rebuild-state` derives it
+    again from the per-job outcome vectors."""
+
+    __tablename__ = "lane_streak"
+
+    framework: Mapped[str] = mapped_column(String(100), primary_key=True)
+    hardware: Mapped[str] = mapped_column(String(200), primary_key=True)
+    suite: Mapped[str] = mapped_column(String(200), primary_key=True)
+    tests: Mapped[int] = mapped_column(Integer)
+    ids: Mapped[bytes] = mapped_column(LargeBinary)
+    tails: Mapped[bytes] = mapped_column(LargeBinary)
+    since: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class _Counts:
     """Test counts by outcome, the rerun-passed (`flaky`) and vendor-gated skips, and the
     summed duration: a job's per group (`TestSummary`) and over all groups (`JobSummary`)."""

@@ -1,4 +1,4 @@
--- Parity's SQLite schema at revision 0019, as the migration chain leaves it: a new store is made
+-- Parity's SQLite schema at revision 0020, as the migration chain leaves it: a new store is made
 -- from this file (db/migrate.py). Written by `parity db schema --write`; do not edit by hand.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -385,6 +385,23 @@ CREATE TABLE job_benchmark (
 	"values" BLOB NOT NULL, 
 	PRIMARY KEY (job_pk), 
 	FOREIGN KEY(job_pk) REFERENCES ci_job (id) ON DELETE CASCADE
+);
+
+CREATE TABLE streak_cutoff (
+	id INTEGER NOT NULL, 
+	cutoff DATETIME NOT NULL, 
+	PRIMARY KEY (id)
+);
+
+CREATE TABLE lane_streak (
+	framework VARCHAR(100) NOT NULL, 
+	hardware VARCHAR(200) NOT NULL, 
+	suite VARCHAR(200) NOT NULL, 
+	tests INTEGER NOT NULL, 
+	ids BLOB NOT NULL, 
+	tails BLOB NOT NULL, 
+	since BLOB NOT NULL, 
+	PRIMARY KEY (framework, hardware, suite)
 );
 
 CREATE INDEX ix_test_case_parity_id ON test_case (parity_id);

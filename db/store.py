@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -139,16 +139,26 @@ def upsert_run(conn: Connection, **run: Any) -> int:
     run's time (`run_days`; on PostgreSQL, into that month's partition)."""
     key = {k: run.pop(k) for k in RUN_KEY}
     pk = _get_or_create(conn, CiRun, key, {k: v for k, v in run.items() if v is not None})
-    before = _run_day(conn, pk) if run.get("created_at") is not None else None
-    _fill_updates(conn, CiRun, pk, run)
-    if before is not None:
-        after = _run_day(conn, pk)
-        if after != before:
-            partitions.ensure(conn, [after])
-            jobs = select(CiJob.id).where(CiJob.run_pk == pk).scalar_subquery()
-            conn.execute(update(TestResult.__table__)
-                         .where(TestResult.__table__.c.job_pk.in_(jobs))
-                         .values(run_day=after))
+    stored = conn.execute(select(CiRun.created_at, CiRun.untrusted)
+                          .where(CiRun.id == pk)).one()
+    created, untrusted = run.get("created_at"), run.get("untrusted")
+    # a run stored before that moves in time or is found untrusted takes the failure
+    # streaks its jobs counted in with it (imported here: `streaks` reads the vectors
+    # through `db.state`, which imports this module)
+    from parity.db import streaks
+
+    moves = (created is not None and created != stored.created_at) or \
+        bool(untrusted and untrusted != stored.untrusted)
+    with streaks.watching(conn, runs=[pk]) if moves else nullcontext():
+        _fill_updates(conn, CiRun, pk, run)
+        if created is not None:
+            before, after = partitions.day_of(stored.created_at), _run_day(conn, pk)
+            if after != before:
+                partitions.ensure(conn, [after])
+                jobs = select(CiJob.id).where(CiJob.run_pk == pk).scalar_subquery()
+                conn.execute(update(TestResult.__table__)
+                             .where(TestResult.__table__.c.job_pk.in_(jobs))
+                             .values(run_day=after))
     return pk
 
 
@@ -167,10 +177,24 @@ def run_days(conn: Connection, job_pks: Sequence[int]) -> list[int]:
 
 
 def upsert_job(conn: Connection, run_pk: int, job_id: str, **job: Any) -> int:
-    key = {"run_pk": run_pk, "job_id": job_id}
-    pk = _get_or_create(conn, CiJob, key, {k: v for k, v in job.items() if v is not None})
-    _fill_updates(conn, CiJob, pk, job)
-    return pk
+    """The job's primary key, created as needed; the fields given fill or update it. A job
+    stored before that moves to another lane (framework, hardware or suite) takes the
+    failure streaks it counted in with it."""
+    from parity.db import streaks  # see `upsert_run`
+
+    t = CiJob.__table__
+    find = select(t.c.id, t.c.framework_id, t.c.hardware_id, t.c.suite).where(
+        t.c.run_pk == run_pk, t.c.job_id == job_id)
+    found = conn.execute(find).one_or_none()
+    if found is None:
+        conn.execute(_insert(conn, t).values(run_pk=run_pk, job_id=job_id, **{
+            k: v for k, v in job.items() if v is not None}).on_conflict_do_nothing())
+        found = conn.execute(find).one()
+    moves = any(job.get(k) not in (None, "") and job[k] != found._mapping[k]
+                for k in ("framework_id", "hardware_id", "suite"))
+    with streaks.watching(conn, jobs=[found.id]) if moves else nullcontext():
+        _fill_updates(conn, CiJob, found.id, job)
+    return found.id
 
 
 def find_run(conn: Connection, ci_system: str, repository: str, run_id: str,
@@ -183,10 +207,14 @@ def find_run(conn: Connection, ci_system: str, repository: str, run_id: str,
 
 def clear_job_results(conn: Connection, job_pk: int) -> None:
     """Drop a job's results (its files, their rows, its summaries and outcome vector) before
-    a newer version of the one document that holds them is stored."""
-    conn.execute(delete(Artifact.__table__).where(Artifact.__table__.c.job_pk == job_pk))
-    for model in (TestSummary, JobSummary, JobOutcome):
-        conn.execute(delete(model.__table__).where(model.__table__.c.job_pk == job_pk))
+    a newer version of the one document that holds them is stored, and what the failure
+    streaks counted of them."""
+    from parity.db import streaks  # see `upsert_run`
+
+    with streaks.watching(conn, jobs=[job_pk]):
+        conn.execute(delete(Artifact.__table__).where(Artifact.__table__.c.job_pk == job_pk))
+        for model in (TestSummary, JobSummary, JobOutcome):
+            conn.execute(delete(model.__table__).where(model.__table__.c.job_pk == job_pk))
 
 
 def find_artifact(conn: Connection, job_pk: int, sha256: str) -> int | None:

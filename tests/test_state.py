@@ -170,7 +170,8 @@ def test_rebuild_state_command(tmp_path, capsys):
     assert main(["--db", db, "db", "rebuild-state"]) == 0
     out = capsys.readouterr().out
     assert "rebuilt the outcome vectors of" in out
-    assert f"and the series of {len(named):,} benchmark rows" in out
+    assert f"the series of {len(named):,} benchmark rows and" in out
+    assert "the failure streaks of 0 lanes" in out  # two nights: none before the cutoff
     kept, summed = totals(engine)
     assert kept and kept == summed
     with engine.connect() as conn:  # the same series as ingest named (by key)

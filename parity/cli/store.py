@@ -73,7 +73,7 @@ def cmd_db_schema(args) -> int:
 
 
 def cmd_db_rebuild_state(args) -> int:
-    from parity.db import state, store
+    from parity.db import state, store, streaks
 
     eng = engine(args)
     upgrade(eng)
@@ -81,9 +81,11 @@ def cmd_db_rebuild_state(args) -> int:
         store.sum_summaries(conn)
         rows = store.name_series(conn)
     jobs = state.rebuild(eng, echo=print)  # after the series: the benchmark arrays carry them
+    lanes = streaks.rebuild(eng)  # from the vectors
     store.analyze(eng)
     print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results, every "
-          f"job's totals from its group counts, and the series of {rows:,} benchmark rows")
+          f"job's totals from its group counts, the series of {rows:,} benchmark rows and "
+          f"the failure streaks of {lanes:,} lanes")
     return 0
 
 
@@ -152,8 +154,8 @@ def add(sub) -> None:
                      "are made from (after adding a revision)")
     sch.set_defaults(func=cmd_db_schema)
     dbsub.add_parser("rebuild-state", help="derive the state kept with the results (per-job "
-                     "outcome vectors, job totals, benchmark rows' series) again from the "
-                     "raw rows").set_defaults(
+                     "outcome vectors, job totals, benchmark rows' series, lanes' failure "
+                     "streaks) again from the raw rows").set_defaults(
         func=cmd_db_rebuild_state)
     prune = dbsub.add_parser("prune", help="drop the plain passed results of old runs; their "
                              "outcome vectors keep what every view shows")
