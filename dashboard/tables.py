@@ -184,6 +184,8 @@ def _held(kind: tuple, engine: Engine):
 
 
 def _hardware_label(df: pd.DataFrame) -> pd.Series:
+    """Each hardware's label: its SKU, else its architecture, else its raw name. The streak
+    state names lanes by it in SQL (`db.streaks.LANE`): the two must agree."""
     label = df["sku"].fillna("")
     label = label.where(label != "", df["arch"].fillna(""))
     return label.where(label != "", df["raw_name"].fillna("")).replace("", "unknown")

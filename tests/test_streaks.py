@@ -227,3 +227,31 @@ def test_a_call_that_reads_untrusted_runs_follows_streaks_in_its_history_only(en
     demo.build(engine, days=75, end=date(2026, 11, 27), sizes=demo.plan(75, results=25_000))
     df = frames.amd_only_failures(engine, include_untrusted=True)
     assert not df.empty and df["streak"].max() == 61
+
+
+def test_lanes_are_named_as_the_views_name_them(engine):
+    """The state's lanes (SQL, `streaks.LANE`) and the views' (`tables.jobs`) name each
+    job's framework and hardware alike: by SKU, else architecture, else raw name, else
+    `unknown`; a job without a framework is `other`'s."""
+    from parity.db import state
+
+    upgrade(engine)
+    with engine.begin() as conn:
+        hardware = [store.upsert_hardware(conn, "amd", sku="mi300x"),
+                    store.upsert_hardware(conn, "amd", arch="gfx950"),
+                    store.upsert_hardware(conn, "unknown", raw_name="box-7", mapped=False),
+                    None]
+        run = store.upsert_run(conn, ci_system="local", repository="", run_id="r", attempt=1,
+                               created_at=datetime(2026, 1, 1, 2))
+        vllm = store.upsert_framework(conn, "vllm")
+        for i, hw in enumerate(hardware):
+            job = store.upsert_job(conn, run, f"j{i}", hardware_id=hw, suite=f"s{i % 2}",
+                                   framework_id=vllm if i % 2 else None)
+            state.add(conn, job, [i + 1], ["failed"], [None], [0])
+    with engine.connect() as conn:
+        named = {job: lane for lane, rows in streaks._jobs(conn).items() for job, _, _ in rows}
+    jobs = tables.jobs(tables.open_store(engine))
+    assert named == {int(j): (fw, hw, s) for j, fw, hw, s in zip(
+        jobs["job_pk"], jobs["framework"], jobs["hardware"], jobs["suite"])}
+    assert sorted(named.values()) == [("other", "box-7", "s0"), ("other", "mi300x", "s0"),
+                                      ("vllm", "gfx950", "s1"), ("vllm", "unknown", "s1")]
