@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import groups, members
+from parity.dashboard.groups import distinct, groups, members
 from parity.db.hardware import vocabulary
 
 POOL = ["vendor", "hardware"]
@@ -84,7 +84,7 @@ def _pool_labels(jobs: pd.DataFrame) -> dict[tuple, str]:
     """Each pool's runner labels (`_labels`), from the distinct (pool, label text) pairs of
     its jobs: a pool's jobs repeat a few texts thousands of times over a window."""
     texts: dict[tuple, list] = {}
-    for vendor, hardware, text in groups(*(jobs[c] for c in POOL + ["runner_labels"]))[1]:
+    for vendor, hardware, text in distinct(*(jobs[c] for c in POOL + ["runner_labels"])):
         if not (pd.isna(vendor) or pd.isna(hardware)):
             texts.setdefault((vendor, hardware), []).append(text)
     return {k: _labels(v) for k, v in texts.items()}

@@ -98,13 +98,21 @@ def _insert(conn: Connection, table: Table):
 
 
 def _get_or_create(conn: Connection, model, key: dict[str, Any], extra: dict | None = None) -> int:
+    return _row_or_create(conn, model, key, extra).id
+
+
+def _row_or_create(conn: Connection, model, key: dict[str, Any], extra: dict | None = None,
+                   columns: Sequence[str] = ()):
+    """The row of `model` with this natural key, created with `extra` as needed: its `id`
+    and `columns` as stored (what an upsert compares with the fields it is given)."""
     table = model.__table__
-    where = and_(*(table.c[k] == v for k, v in key.items()))
-    found = conn.execute(select(table.c.id).where(where)).scalar()
+    find = select(table.c.id, *(table.c[c] for c in columns)).where(
+        and_(*(table.c[k] == v for k, v in key.items())))
+    found = conn.execute(find).one_or_none()
     if found is not None:
         return found
     conn.execute(_insert(conn, table).values(**key, **(extra or {})).on_conflict_do_nothing())
-    return conn.execute(select(table.c.id).where(where)).scalar_one()
+    return conn.execute(find).one()
 
 
 def _fill_updates(conn: Connection, model, pk: int, values: dict[str, Any]) -> None:
@@ -138,9 +146,9 @@ def upsert_run(conn: Connection, **run: Any) -> int:
     one), its results move with it, so that `test_result.run_day` is always the day of its
     run's time (`run_days`; on PostgreSQL, into that month's partition)."""
     key = {k: run.pop(k) for k in RUN_KEY}
-    pk = _get_or_create(conn, CiRun, key, {k: v for k, v in run.items() if v is not None})
-    stored = conn.execute(select(CiRun.created_at, CiRun.untrusted)
-                          .where(CiRun.id == pk)).one()
+    stored = _row_or_create(conn, CiRun, key, {k: v for k, v in run.items() if v is not None},
+                            ("created_at", "untrusted"))
+    pk = stored.id
     created, untrusted = run.get("created_at"), run.get("untrusted")
     # a run stored before that moves in time or is found untrusted takes the failure
     # streaks its jobs counted in with it (imported here: `streaks` reads the vectors
@@ -182,16 +190,10 @@ def upsert_job(conn: Connection, run_pk: int, job_id: str, **job: Any) -> int:
     failure streaks it counted in with it."""
     from parity.db import streaks  # see `upsert_run`
 
-    t = CiJob.__table__
-    find = select(t.c.id, t.c.framework_id, t.c.hardware_id, t.c.suite).where(
-        t.c.run_pk == run_pk, t.c.job_id == job_id)
-    found = conn.execute(find).one_or_none()
-    if found is None:
-        conn.execute(_insert(conn, t).values(run_pk=run_pk, job_id=job_id, **{
-            k: v for k, v in job.items() if v is not None}).on_conflict_do_nothing())
-        found = conn.execute(find).one()
-    moves = any(job.get(k) not in (None, "") and job[k] != found._mapping[k]
-                for k in ("framework_id", "hardware_id", "suite"))
+    lane = ("framework_id", "hardware_id", "suite")
+    found = _row_or_create(conn, CiJob, {"run_pk": run_pk, "job_id": job_id},
+                           {k: v for k, v in job.items() if v is not None}, lane)
+    moves = any(job.get(k) not in (None, "") and job[k] != found._mapping[k] for k in lane)
     with streaks.watching(conn, jobs=[found.id]) if moves else nullcontext():
         _fill_updates(conn, CiJob, found.id, job)
     return found.id

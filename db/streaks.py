@@ -258,7 +258,7 @@ def moved(conn: Connection, before: set[tuple], after: set[tuple]) -> None:
         touched = {lane for _, lane, when in before ^ after if when < at}
         if touched:
             derive(conn, touched)
-    advance(conn)
+    advance(conn, at)
 
 
 @contextmanager
