@@ -237,7 +237,7 @@ def accuracy(history: pd.DataFrame, *, since=None, alpha: float = 0.01,
     n = history["n"].to_numpy(dtype=float)
     rows = []
     # each cell's rows in the history's order, cells in order of first appearance
-    for rows_g in history.groupby(keys, dropna=False, sort=False).indices.values():
+    for rows_g in members(key_codes(*(history[k] for k in keys))):
         if len(rows_g) < 3:
             continue
         rows_g = rows_g[np.argsort(run_at[rows_g], kind="quicksort")]  # as sort_values
