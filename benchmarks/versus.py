@@ -1,14 +1,15 @@
 """Views of an earlier commit against the working tree, on the same store in the same run:
-each side times every view warm (best of three calls after a first one) in its own process,
-the two sides alternate `--rounds` times, and the table shows each side's best and the
-ratio. What a change to the views gained, measured on one machine at one moment. The
+each side times every view warm (`--calls` calls after a first one, three by default) in
+its own process, the two sides alternate `--rounds` times, and the table shows each side's
+best and median and their ratios (the best hides the pauses that come every few calls, such
+as the garbage collector's; the median shows them). What a change to the views gained, measured on one machine at one moment. The
 `same` column says whether the two sides' frames are equal (a digest of their columns and
 values): a speed-up must not change a figure. `--cold` also times each view's first call,
 each view in a process of its own (as `scale.py` measures cold), best of the rounds.
 `test_history` is timed for the failing test `scale.py` times it for.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
-        [--cold] [--base-store DIR/copy-at-the-earlier-schema.db]
+        [--calls 3] [--cold] [--base-store DIR/copy-at-the-earlier-schema.db]
 
 The earlier commit is checked out with `git worktree` into a temporary folder and imported
 from there (its `parity` package laid out as the installed one maps it).
@@ -16,6 +17,7 @@ from there (its `parity` package laid out as the installed one maps it).
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,9 +54,9 @@ for view in sys.argv[3].split(","):
     except Exception:  # a column the digest cannot read
         digest = "?"
     times = []
-    for _ in range(3):
+    for _ in range(int(sys.argv[5])):
         t = time.perf_counter(); f(sys.argv[2], **kw); times.append(time.perf_counter() - t)
-    out.append(f"{view}={min(times):.4f}:{digest}:{first:.4f}")
+    out.append(f"{view}={'/'.join(f'{x:.4f}' for x in times)}:{digest}:{first:.4f}")
 print(" ".join(out))
 """
 
@@ -70,17 +72,18 @@ def layout(tree: Path, into: Path) -> Path:
     return into
 
 
-def timings(path: str, store: str, views: list[str],
-            key: str = "") -> dict[str, tuple[float, str, float]]:
-    """Per view: (best warm seconds, digest of its frame, first call's seconds); `key`: the
-    parity key `test_history` is timed for."""
-    done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views), key],
+def timings(path: str, store: str, views: list[str], key: str = "",
+            calls: int = 3) -> dict[str, tuple[list[float], str, float]]:
+    """Per view: (each warm call's seconds, digest of its frame, first call's seconds);
+    `key`: the parity key `test_history` is timed for."""
+    done = subprocess.run([sys.executable, "-c", CHILD, path, store, ",".join(views), key,
+                           str(calls)],
                           capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
     out = {}
     for part in done.stdout.split():
         view, value = part.split("=")
         seconds, digest, first = value.split(":")
-        out[view] = (float(seconds), digest, float(first))
+        out[view] = ([float(x) for x in seconds.split("/")], digest, float(first))
     return out
 
 
@@ -92,6 +95,7 @@ def main(argv=None) -> int:
                     "change upgrades its schema (default: --store)")
     ap.add_argument("--views", default=",".join(VIEWS))
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--calls", type=int, default=3, help="warm calls per view and round")
     ap.add_argument("--cold", action="store_true",
                     help="also the first call, each view in a fresh process")
     args = ap.parse_args(argv)
@@ -104,7 +108,7 @@ def main(argv=None) -> int:
                         args.base], check=True)
         try:
             base_path = str(layout(tree, Path(tmp) / "path"))
-            best: dict[str, dict[str, float]] = {"base": {}, "head": {}}
+            warm: dict[str, dict[str, list[float]]] = {"base": {}, "head": {}}
             cold: dict[str, dict[str, float]] = {"base": {}, "head": {}}
             digests: dict[str, dict[str, str]] = {"base": {}, "head": {}}
             # one process for all views, or with --cold one per view (its first call cold)
@@ -113,25 +117,29 @@ def main(argv=None) -> int:
                 for batch in batches:
                     for side, path, store in (("base", base_path, args.base_store or args.store),
                                               ("head", "", args.store)):
-                        for view, (t, digest, c) in timings(path, store, batch,
-                                                            key).items():
-                            best[side][view] = min(best[side].get(view, t), t)
+                        for view, (t, digest, c) in timings(path, store, batch, key,
+                                                            args.calls).items():
+                            warm[side][view] = warm[side].get(view, []) + t
                             cold[side][view] = min(cold[side].get(view, c), c)
                             digests[side][view] = digest
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
                            check=False)
-    print(f"warm seconds, best of 3 calls x {args.rounds} alternating rounds, {args.store}")
+    best = {side: {v: min(t) for v, t in w.items()} for side, w in warm.items()}
+    middle = {side: {v: statistics.median(t) for v, t in w.items()} for side, w in warm.items()}
+    print(f"warm seconds, best and median of {args.calls} calls x {args.rounds} alternating "
+          f"rounds, {args.store}")
     cold_head = f"{'cold base':>11}{'cold tree':>11}{'ratio':>8}" if args.cold else ""
-    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}{cold_head}"
-          f"{'same':>6}")
+    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}"
+          f"{'median base':>13}{'tree':>8}{'ratio':>8}{cold_head}{'same':>6}")
     for view in views:
         cells = ""
-        for table in (best, cold) if args.cold else (best,):
+        for table, widths in ((best, (12, 14, 8)), (middle, (13, 8, 8)), (cold, (11, 11, 8))):
+            if table is cold and not args.cold:
+                continue
             b, h = table["base"].get(view), table["head"].get(view)
             ratio = b / h if b and h and b == b and h == h else float("nan")
-            cells += f"{b:>12.3f}{h:>14.3f}{ratio:>8.2f}" if table is best else \
-                f"{b:>11.3f}{h:>11.3f}{ratio:>8.2f}"
+            cells += f"{b:>{widths[0]}.3f}{h:>{widths[1]}.3f}{ratio:>{widths[2]}.2f}"
         db, dh = digests["base"].get(view), digests["head"].get(view)
         same = "?" if "?" in (db, dh) or "-" in (db, dh) else ("yes" if db == dh else "NO")
         print(f"{view:<22}{cells}{same:>6}")

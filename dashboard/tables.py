@@ -23,6 +23,7 @@ from sqlalchemy import (Boolean, Connection, Engine, and_, case, create_engine, 
                         select, text)
 from sqlalchemy.engine import make_url
 
+from parity.dashboard import garbage
 from parity.dashboard.period import Period
 from parity.db import retention, state
 from parity.db import vectors as vec
@@ -292,14 +293,16 @@ def one_read():
     same filters happens once, for the widest window asked; a narrower window is cut from
     it. A page's composite views (the headline, the alerts) ask for the same rows several
     times over overlapping windows. Nested calls share the outermost call's reads; nothing
-    outlives the call, so a view never sees rows older than its own start."""
+    outlives the call, so a view never sees rows older than its own start. The garbage
+    collector waits for the call to end (`garbage.paused`)."""
     if _READS.get() is not None:
         yield
         return
     memo: dict = {}
     token = _READS.set(memo)
     try:
-        yield
+        with garbage.paused():
+            yield
     finally:
         _READS.reset(token)
         for key, held in memo.items():
