@@ -11,8 +11,11 @@ moves between pages of an open app; Streamlit runs the page's script over the op
 connection instead of loading the app again). Targets (issue 14): cold <= 2 s, warm <= 1 s.
 
 The end of a render is the app's own script state (`data-test-script-state` on `stApp`,
-what Streamlit's own browser tests wait for), not the running indicator's absence: the
-indicator fades out over 200 ms after the run has ended, which a first measure counted.
+what Streamlit's own browser tests wait for), not the running indicator's absence (it
+fades out over 200 ms after the run has ended, which a first measure counted), and every
+element in view drawn (`DONE`): the script's end alone came while a first visit's tables
+and charts were still skeletons, their code not loaded yet, which every figure measured
+before 2026-12-05 counted as rendered (0.5-0.9 s too early).
 
 The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
 served by the same Streamlit with the same flags and loaded the same way, so that what the
@@ -106,9 +109,23 @@ def floor(browser, folder: Path, repeat: int) -> tuple[float, float, float]:
     return first, warm, cached
 
 
-# the script has run to its end and nothing of an earlier run is left on the page
-DONE = ("() => document.querySelector(\"[data-testid='stApp']\")?.dataset.testScriptState"
-        " === 'notRunning' && !document.querySelector(\"[data-stale='true']\")")
+# the script has run to its end, nothing of an earlier run is left on the page, and every
+# element it sent that can be seen is drawn: no skeleton is left in view (Streamlit shows
+# one for an element whose code, loaded on first use, has not arrived: tables, charts, page
+# links), and each table and chart in view has drawn its canvas or marks. Without the last
+# two, a first visit's pages counted as rendered while every table and chart on them was
+# still a skeleton (0.5-0.9 s before they were drawn). An element out of view (the
+# notebook box's code, in a closed expander) is not waited for.
+DONE = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  if (app?.dataset.testScriptState !== 'notRunning') return false;
+  if (document.querySelector("[data-stale='true']")) return false;
+  const seen = sel => Array.from(document.querySelectorAll(sel)).filter(e => e.checkVisibility());
+  if (seen("[data-testid='stSkeleton']").length) return false;
+  const drawn = (sel, inner) => seen(sel).every(e => e.querySelector(inner));
+  return drawn("[data-testid='stDataFrame']", "canvas")
+    && drawn("[data-testid='stVegaLiteChart']", "canvas, svg .mark-group, svg g.role-mark");
+}"""
 
 
 def rendered(page, title: str | None = None) -> str:
