@@ -63,7 +63,7 @@ def test_a_fixed_regression_shows_when_it_started_and_recovered(demo_db, capsys)
     line = next(r for r in text.splitlines() if "recovered" in r and "DeepSeek-R1" in r
                 and "total_token_throughput" in r)
     assert "2026-11-16" in line and "2026-11-24" in line and "| 8 |" in line
-    assert charts.regressions(found).to_dict()
+    _the_chart_gathers_each_lanes_new_failures_of_a_day(found)
     from parity.cli import main
 
     assert main(["--db", str(demo_db), "summary"]) == 0
@@ -677,3 +677,24 @@ def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypa
 
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(ask, range(8)))
+
+
+def _the_chart_gathers_each_lanes_new_failures_of_a_day(found: pd.DataFrame) -> None:
+    """`charts.regressions` draws a lane's new test failures of one day as one mark that
+    says how many, and every other finding as its own mark, a recovered regression's span
+    among them."""
+    spec = charts.regressions(found).to_dict()
+    marks = pd.DataFrame(next(iter(spec["datasets"].values())))
+    new = found[found["status"] == "new failure"]
+    days = new.assign(day=new["when"].dt.floor("D")).groupby(
+        ["framework", "hardware", "day"]).size()
+    assert len(new) > len(days) > 0  # the demo breaks several tests of a lane at once
+    drawn = marks[marks["status"] == "new failure"]
+    assert len(drawn) == len(days) and drawn["tests"].sum() == len(new)
+    assert sorted(drawn["tests"]) == sorted(days)
+    several = drawn[drawn["tests"] > 1].iloc[0]
+    assert several["subject"] == f"{several['tests']} tests"
+    others = marks[marks["status"] != "new failure"]
+    assert len(others) == (found["status"] != "new failure").sum()
+    assert (others["tests"] == 1).all() and (others["recovered"] != "").sum() == \
+        found["recovered"].notna().sum() >= 1
