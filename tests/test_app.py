@@ -19,12 +19,19 @@ PAGES = ["overview", "tests", "performance", "accuracy", "capabilities", "covera
 FAILING = demo.test_key("vllm", "distributed", 11)  # fails only on MI355X in the demo
 
 
-def open_page(page: str, **params):
+def open_page(page: str, notebook: bool = True, **params):
+    """`page` run under AppTest with `params` in its URL; `notebook`: with its "Use in a
+    notebook" box open (its code is sent only then)."""
     from streamlit.testing.v1 import AppTest
+
+    from parity.dashboard.app import common
 
     at = AppTest.from_file(MAIN, default_timeout=120)
     for k, v in params.items():
         at.query_params[k] = v
+    if notebook:
+        for key in common.NOTEBOOK_KEYS:
+            at.session_state[key] = True
     at.switch_page(f"views/{page}.py")
     return at.run()
 
@@ -43,6 +50,9 @@ def test_every_page_renders_on_the_demo(page, demo_store):
     code = "\n".join(c.value for c in at.code)
     assert "from parity.dashboard import frames, charts" in code
     assert ("framework='vllm'" in code) or (page == "runners" and "frames.fleet(" in code)
+    closed = open_page(page, notebook=False, framework="vllm")  # a first visit's page
+    assert not closed.exception and not closed.code  # the box's code waits for it to open
+    assert len(closed.expander) == len(at.expander) >= 1
 
 
 @pytest.mark.parametrize("page", PAGES)

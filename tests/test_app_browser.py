@@ -188,3 +188,19 @@ def test_the_load_benchmark_counts_a_page_rendered_once_it_is_drawn(browser, app
     assert state["skeletons"] == 0, state
     assert state["tables"] and all(state["tables"]), state
     assert state["charts"] and all(state["charts"]), state
+
+
+def test_the_notebook_box_shows_its_code_when_opened(browser, app):
+    """A page's "Use in a notebook" box sends its code once it is opened (the page reruns):
+    closed on a first visit, with the page's calls after a click."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{app}/coverage?framework=vllm")
+    page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+    page.wait_for_function(DONE, timeout=60_000)
+    assert page.locator("[data-testid='stCode']").count() == 0
+    page.get_by_text("Use in a notebook").click()
+    code = page.locator("[data-testid='stCode']")
+    code.wait_for(timeout=60_000)
+    assert "frames.coverage(framework='vllm')" in code.inner_text()
+    assert "framework=vllm" in page.url  # the rerun kept the page's filters
+    page.close()

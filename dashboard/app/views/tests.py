@@ -24,7 +24,8 @@ if test:
                      column_config={"job_url": st.column_config.LinkColumn(
                          "CI job", display_text="open job")})
     c.notebook(f"hist = frames.test_history(parity_key={test!r}, "
-               f"framework={kw['framework']!r})", "charts.test_history(hist)")
+               f"framework={kw['framework']!r})", "charts.test_history(hist)",
+               key="notebook_history")
     st.divider()
 
 failures = c.view("amd_only_failures", **calls["amd_only_failures"])
