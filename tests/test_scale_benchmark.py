@@ -73,3 +73,25 @@ def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[2].split()[-1] == "NO", done.stdout
     assert worktrees() == before
+
+
+def test_the_next_nightly_measurement_leaves_the_store_as_it_was(engine, tmp_path):
+    """`scale.py`'s next-nightly measurement ingests a file of tests new to the store, then
+    deletes its run and those tests (on PostgreSQL too, without the foreign-key checks that
+    would scan the results for each test): a kept store does not grow with every run."""
+    from sqlalchemy import text
+
+    from benchmarks.ingest_junit import generate
+    from benchmarks.scale import ingest_time
+    from parity.collectors import demo
+
+    demo.build(engine, days=2, sizes=demo.plan(2, results=2_000))
+    count = ("SELECT (SELECT count(*) FROM test_case), (SELECT count(*) FROM test_result), "
+             "(SELECT count(*) FROM ci_run), (SELECT count(*) FROM test_set)")
+    with engine.connect() as conn:
+        before = tuple(conn.execute(text(count)).one())
+    url = engine.url.render_as_string(hide_password=False)
+    generate(tmp_path / "nightly.xml", 500)
+    assert ingest_time(url, tmp_path / "nightly.xml", "check-1") > 0
+    with engine.connect() as conn:
+        assert tuple(conn.execute(text(count)).one()) == before
