@@ -2,9 +2,10 @@
 each side times every view warm (`--calls` calls after a first one, three by default) in
 its own process, the two sides alternate `--rounds` times, and the table shows each side's
 best and median and their ratios (the best hides the pauses that come every few calls, such
-as the garbage collector's; the median shows them). What a change to the views gained, measured on one machine at one moment. The
-`same` column says whether the two sides' frames are equal (a digest of their columns and
-values): a speed-up must not change a figure. `--cold` also times each view's first call,
+as the garbage collector's; the median shows them). What a change to the views gained,
+measured on one machine at one moment. The `same` column says whether the two sides'
+frames are equal (a digest of their columns and values): a speed-up must not change a
+figure. `--cold` also times each view's first call,
 each view in a process of its own (as `scale.py` measures cold), best of the rounds.
 `test_history` is timed for the failing test `scale.py` times it for.
 

@@ -178,7 +178,8 @@ def test_the_load_benchmark_counts_a_page_rendered_once_it_is_drawn(browser, app
     page.goto(f"{app}/{path}")
     rendered(page)
     state = page.evaluate("""() => {
-      const seen = sel => Array.from(document.querySelectorAll(sel)).filter(e => e.checkVisibility());
+      const seen = sel => Array.from(document.querySelectorAll(sel))
+        .filter(e => e.checkVisibility());
       return {skeletons: seen("[data-testid='stSkeleton']").length,
               tables: seen("[data-testid='stDataFrame']").map(e => !!e.querySelector('canvas')),
               charts: seen("[data-testid='stVegaLiteChart']").map(

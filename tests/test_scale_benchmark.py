@@ -31,8 +31,8 @@ def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     """`benchmarks/versus.py` checks out the commit, imports it from there, and prints one
     line per view with both sides' best and median warm time (of `--calls` calls), the ratios
     and whether their frames are the same (they are: the views did not change), with `--cold`
-    each view's first call in a process of its own too, and with `--base-store` the earlier commit on its own copy of the store; the
-    worktree is gone afterwards."""
+    each view's first call in a process of its own too, and with `--base-store` the earlier
+    commit on its own copy of the store; the worktree is gone afterwards."""
     from parity.collectors import demo
     from parity.db.engine import make_engine
 
@@ -48,8 +48,8 @@ def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     engine.dispose()
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "versus.py"), "--base",
                            "HEAD", "--store", str(tmp_path / "s.db"), "--views",
-                           "scorecard,pass_rate_parity,test_history", "--rounds", "1", "--calls", "2",
-                           "--cold"],
+                           "scorecard,pass_rate_parity,test_history", "--rounds", "1",
+                           "--calls", "2", "--cold"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     rows = {ln.split()[0]: ln.split()[1:] for ln in done.stdout.splitlines()[2:]}
