@@ -472,13 +472,19 @@ def test_history(store: Store = None, *, parity_key: str, framework=None, hardwa
     reruns, message, commit and the link to the CI job. Without a window, the last
     `HISTORY_DAYS` days up to the newest run in the store."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
-    jobs = _in(_jobs(store, framework, suite, when), when)
+    engine = tables.open_store(store)
+    # the test's rows first, then the jobs that ran it: not the window's thousands of jobs
+    res = tables.window_results(engine, [test_id(parity_key)], framework=_names(framework),
+                                when=when)
+    if res.empty:
+        return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
+    jobs = _in(tables.jobs_of(engine, res["job_pk"], framework=_names(framework), when=when),
+               when)
+    if suite:
+        jobs = jobs[jobs["suite"].isin(_names(suite))]
     if hardware:
         jobs = jobs[jobs["hardware"].isin(_names(hardware))]
     if jobs.empty:
-        return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
-    res = tables.results(tables.open_store(store), jobs["job_pk"], [test_id(parity_key)])
-    if res.empty:
         return pd.DataFrame(columns=TEST_HISTORY_COLUMNS)
     meta = jobs[["job_pk", "framework", "vendor", "hardware", "suite", "commit", "run_at",
                  "job_name", "job_url", "run_url"]]
@@ -936,7 +942,9 @@ def rocm_stack(store: Store = None, *, framework=None, hardware=None, since=None
     ROCm, PyTorch and JAX in TheRock's release runs (ROCm/Quartz status), with each night's
     build status and a verdict (`build only` where nothing was tested, never passing)."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
-    out = stack_rules.nightly(_in(_jobs(store, framework, None, when), when))
+    jobs = tables.jobs(tables.open_store(store), framework=_names(framework), when=when,
+                       repository=stack_rules.REPOSITORY)
+    out = stack_rules.nightly(_in(jobs, when))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 

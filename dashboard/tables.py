@@ -25,7 +25,7 @@ from sqlalchemy.engine import make_url
 
 from parity.dashboard import garbage
 from parity.dashboard.period import Period
-from parity.db import retention, state
+from parity.db import partitions, retention, state
 from parity.db import vectors as vec
 from parity.db.engine import make_engine, normalise_url
 from parity.db.models import (
@@ -439,10 +439,14 @@ def _held_jobs(engine: Engine, job_pks: np.ndarray) -> pd.DataFrame | None:
     return None
 
 
-def jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
-    """One row per job with its run, hardware, framework and summed test counts."""
-    return shared("jobs", engine, (framework_key(framework),), when,
-                   lambda w: _jobs(engine, framework=framework, when=w))
+def jobs(engine: Engine, *, framework=None, when: Period | None = None,
+         repository: str | None = None) -> pd.DataFrame:
+    """One row per job with its run, hardware, framework and summed test counts; with
+    `repository`, only the jobs of that repository's runs (chosen in SQL: a view of one
+    project's runs reads those, not the window's thousands of jobs)."""
+    filters = (framework_key(framework),) + ((repository,) if repository else ())
+    return shared("jobs", engine, filters, when,
+                  lambda w: _jobs(engine, framework=framework, when=w, repository=repository))
 
 
 def latest_jobs(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:
@@ -469,13 +473,27 @@ def latest_jobs(engine: Engine, *, framework=None, when: Period | None = None) -
     return _jobs(engine, framework=framework, when=when, runs_at=sorted(times))
 
 
+def jobs_of(engine: Engine, job_pks: Iterable[int], *, framework=None,
+            when: Period | None = None) -> pd.DataFrame:
+    """`jobs`' rows of these jobs only (those of them in the window and frameworks): the
+    few hundred jobs a test's history found, not the window's thousands. More jobs than an
+    IN list takes are cut from the window's read."""
+    pks = sorted({int(j) for j in job_pks})
+    if len(pks) <= CHUNK:
+        return _jobs(engine, framework=framework, when=when, job_pks=pks)
+    out = _jobs(engine, framework=framework, when=when)
+    return where(out, np.isin(out["job_pk"].to_numpy(np.int64), pks)).reset_index(drop=True)
+
+
 def _jobs(engine: Engine, *, framework=None, when: Period | None = None,
-          runs_at: Sequence | None = None) -> pd.DataFrame:
+          runs_at: Sequence | None = None, job_pks: list[int] | None = None,
+          repository: str | None = None) -> pd.DataFrame:
     """`jobs`' read: the window's jobs with their own fields and counts, then their runs'
     fields once a run and the hardware and framework tables whole, joined here by id (the
     50M store's default window: 3,520 jobs of 192 runs on a dozen hardware; the run's texts
     repeated on each of its jobs were a third of the read). `runs_at`: only the runs created
-    at these times (as stored, `latest_jobs`)."""
+    at these times (as stored, `latest_jobs`); `job_pks`: only these jobs and their runs
+    (`jobs_of`); `repository`: only that repository's runs."""
     if not has_data(engine):
         return pd.DataFrame(columns=JOB_COLUMNS)
     _require(engine, JobSummary)
@@ -501,8 +519,14 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None,
     # in job order, sorted here: an ORDER BY in SQL makes SQLite walk every job of the
     # history in id order instead of the window's runs by their time index (50M store's
     # 63 days: 78 -> 28 ms, and growing with the history)
+    if repository is not None:
+        stmt, runs = (s.where(CiRun.repository == repository) for s in (stmt, runs))
+    if job_pks is not None:
+        stmt = stmt.where(CiJob.id.in_(job_pks))
     df = _read_plain(engine, stmt)
     df = df.sort_values("job_pk", kind="stable", ignore_index=True)
+    if job_pks is not None:
+        runs = runs.where(CiRun.id.in_(sorted(set(df["run_pk"].tolist()))))
     runs = _read_plain(engine, runs)
     hardware = _read_plain(engine, select(
         Hardware.id.label("hardware_id"), Hardware.vendor, Hardware.sku, Hardware.arch,
@@ -634,6 +658,39 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
         rebuilt = _pruned_rows(engine, job_pks, tests, raw)
         if rebuilt is not None:
             return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
+    return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+
+
+def window_results(engine: Engine, parity_ids: Iterable[int], *, framework=None,
+                   when: Period | None = None) -> pd.DataFrame:
+    """`results`' rows of some tests (`parity_ids`) in every trusted job of the run window
+    (and frameworks), found in SQL through the window's job ids: what a test's history
+    shows, without reading the window's jobs first (the 50M store's 60 days: 2,700 jobs,
+    their ids sent back in IN lists, for a test that ran in a few hundred of them)."""
+    tests = test_pks(engine, parity_ids)
+    if not tests or not has_data(engine):
+        return pd.DataFrame(columns=RESULT_COLUMNS)
+    window = _window_jobs(engine, framework, when)
+    stmt = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
+                   TestCase.parity_key, TestCase.group_name, TestResult.outcome,
+                   TestResult.rerun_count, TestResult.message, TestResult.skip_category)
+            .join(TestCase, TestCase.id == TestResult.test_pk)
+            .where(TestResult.job_pk.in_(window)))
+    if engine.dialect.name == "postgresql" and when is not None:  # its months' partitions
+        if when.start is not None:
+            stmt = stmt.where(TestResult.run_day >= partitions.day_of(when.start))
+        if when.end is not None:
+            stmt = stmt.where(TestResult.run_day <= partitions.day_of(when.end))
+    frames = [_read_plain(engine, stmt.where(TestResult.test_pk.in_(tests[k:k + CHUNK])))
+              for k in range(0, len(tests), CHUNK)]
+    frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
+    raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
+    with connection(engine) as conn:
+        pruned = conn.execute(select(CiJob.id).where(
+            CiJob.id.in_(window), CiJob.raw_pruned_at.is_not(None))).scalars().all()
+    rebuilt = _pruned_rows(engine, sorted(pruned), tests, raw) if pruned else None
+    if rebuilt is not None:
+        return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
     return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
 
 

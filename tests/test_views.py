@@ -136,6 +136,38 @@ def test_amd_only_failures_streak(sbuild):
     assert row.last_message == "HIP error 4"
 
 
+def test_test_history_is_the_tests_runs_in_the_window_whatever_its_jobs(build, monkeypatch):
+    """One test's history: its rows in the window's trusted jobs with their jobs' fields,
+    newest first, filtered by framework, suite and hardware; and the same when the jobs
+    that ran it are more than an IN list takes (cut from the window's jobs then)."""
+    for day in range(4):
+        build.tests("h100", dict(a="passed", b="passed"), run=f"r{day}", commit=f"c{day}",
+                    day=day)
+        build.tests("mi300x", dict(a="failed" if day % 2 else "passed", b="skipped"),
+                    run=f"r{day}", commit=f"c{day}", day=day, messages={"a": f"HIP {day}"})
+        build.tests("mi300x", dict(a="passed"), suite="models", run=f"r{day}", commit=f"c{day}",
+                    day=day)
+        build.tests("mi300x", dict(a="failed"), fw="sglang", run=f"s{day}", day=day)
+    key = "tests.kernels::a"
+    full = frames.test_history(build.engine, parity_key=key)
+    assert len(full) == 12 and list(full["run_at"]) == sorted(full["run_at"], reverse=True)
+    vllm = frames.test_history(build.engine, parity_key=key, framework="vllm")
+    assert len(vllm) == 8 and set(vllm["suite"]) == {"kernels"}
+    newest = vllm.iloc[:2]
+    assert list(newest["hardware"]) == ["mi300x", "h100"]
+    assert list(newest["outcome"]) == ["failed", "passed"]
+    assert newest.iloc[0]["message"] == "HIP 3" and newest.iloc[0]["commit"] == "c3"
+    amd = frames.test_history(build.engine, parity_key=key, framework="vllm",
+                              hardware="mi300x", since="2026-11-04")
+    assert list(amd["outcome"]) == ["failed", "passed"]
+    sglang = frames.test_history(build.engine, parity_key=key, framework="sglang")
+    assert len(sglang) == 4 and set(sglang["outcome"]) == {"failed"}
+    assert frames.test_history(build.engine, parity_key=key, suite="models").empty
+    assert frames.test_history(build.engine, parity_key="tests.kernels::nope").empty
+    monkeypatch.setattr(tables, "CHUNK", 3)  # more jobs than an IN list takes
+    pd.testing.assert_frame_equal(frames.test_history(build.engine, parity_key=key), full)
+
+
 def test_a_narrowed_matrix_is_the_full_matrix_cut(build):
     """What alerts and amd_only_failures read (some quadrants, some tests, no messages) is
     the full test_matrix's rows for those quadrants and tests, the messages aside."""
