@@ -23,24 +23,32 @@ COLUMNS = ["framework", "capability", "parts", "vendor", "hardware", "status", "
 def units(jobs: pd.DataFrame, tags: pd.DataFrame, configs: pd.DataFrame,
           caps: Capabilities) -> pd.DataFrame:
     """One row per (job, config) with its capability set."""
-    by_job = tags.groupby("job_pk")["name"].agg(frozenset).to_dict() if not tags.empty else {}
+    # (thousands of jobs and configs in a window: plain lists, not a pandas grouping that
+    # makes a set per group or a tuple per row)
+    named: dict = {}
+    for job_pk, name in zip(tags["job_pk"].tolist(), tags["name"].tolist()):
+        named.setdefault(job_pk, set()).add(name)
+    by_job = {job_pk: frozenset(names) for job_pk, names in named.items()}
+    none = frozenset()
     rows = []
     seen_jobs = set()
     said: dict = {}  # config text -> its capabilities: a window repeats a few configs
-    for r in configs.itertuples(index=False):
-        text = r.config if isinstance(r.config, str) else None
+    columns = ("job_pk", "kind", "config", "gated", "gate_passed", "value", "task")
+    for job_pk, kind, config, gated, gate_passed, value, task in zip(
+            *(configs[c].tolist() for c in columns)):
+        text = config if isinstance(config, str) else None
         if text not in said:
             try:
                 cfg = json.loads(text) if text is not None else {}
             except ValueError:
                 cfg = {}
             said[text] = frozenset(caps.from_config(cfg))
-        found = said[text] | by_job.get(r.job_pk, frozenset())
-        rows.append((r.job_pk, r.kind, found, r.gated, r.gate_passed, r.value, r.task))
-        seen_jobs.add(r.job_pk)
-    for job_pk in jobs["job_pk"]:
+        rows.append((job_pk, kind, said[text] | by_job.get(job_pk, none), gated, gate_passed,
+                     value, task))
+        seen_jobs.add(job_pk)
+    for job_pk in jobs["job_pk"].tolist():
         if job_pk not in seen_jobs:
-            rows.append((job_pk, "tests", by_job.get(job_pk, frozenset()), 0, None, None, None))
+            rows.append((job_pk, "tests", by_job.get(job_pk, none), 0, None, None, None))
     out = pd.DataFrame(rows, columns=["job_pk", "kind", "caps", "gated", "gate_passed", "value",
                                       "task"])
     meta = jobs[["job_pk", "framework", "vendor", "hardware", "run_at", "run_pk", "job_url",
@@ -64,6 +72,10 @@ def matrix(u: pd.DataFrame, rows: list[tuple[str, ...]], *, stale_days: float = 
     gated = (u["gated"].fillna(0) > 0).to_numpy()
     failed = (u["gate_passed"] == False).to_numpy()  # noqa: E712 (a missing gate is no fail)
     urls = (u["job_url"].tolist(), u["run_url"].tolist())
+    # each cell's latest run and worst gate from plain arrays (a pandas cut per cell cost
+    # more than the rest of the cell)
+    values, tasks = u["value"].to_numpy(dtype=object), u["task"].to_numpy(dtype=object)
+    scores = pd.to_numeric(u["value"]).to_numpy(dtype=float)
     cells = []
     for combo in rows:
         need = frozenset(combo)
@@ -76,7 +88,9 @@ def matrix(u: pd.DataFrame, rows: list[tuple[str, ...]], *, stale_days: float = 
             if not len(h):
                 cells.append({**cell, "status": "not tested"})
                 continue
-            last = u["run_at"].iloc[h].max()
+            times = run_at[h]
+            times = times[~np.isnat(times)]  # as pandas' max, a missing time left out
+            last = pd.Timestamp(times.max()) if len(times) else pd.NaT
             # the units of the run that ran last (the first such unit's run)
             latest = h[run_pk[h] == run_pk[h[run_at[h] == last.to_datetime64()][0]]]
             gate = latest[gated[latest]]
@@ -84,8 +98,8 @@ def matrix(u: pd.DataFrame, rows: list[tuple[str, ...]], *, stale_days: float = 
                 status, acc, task = "tested without accuracy gate", None, None
             else:
                 status = "gated and failing" if failed[gate].any() else "gated and passing"
-                worst = u.iloc[gate].sort_values("value").iloc[0]
-                acc, task = worst["value"], worst["task"]
+                worst = gate[np.argsort(scores[gate], kind="stable")[0]]  # a missing one last
+                acc, task = values[worst], tasks[worst]
             url = next((x for x in [urls[0][i] for i in latest] + [urls[1][i] for i in latest]
                         if x), "")
             cells.append({**cell, "status": status, "last_run": last, "url": url,

@@ -1211,11 +1211,12 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
     return shared("accuracy", engine, (framework_key(framework),), when, read)
 
 
-def _read_by_job(engine: Engine, stmt, job_pk, framework, when) -> pd.DataFrame:
+def _read_by_job(engine: Engine, stmt, job_pk, framework, when, plain: bool = False
+                 ) -> pd.DataFrame:
     """Read rows keyed by `job_pk`, limited to the frameworks and the run window (trusted
-    or not: the callers match them to their jobs)."""
-    return _read(engine, stmt.where(job_pk.in_(_window_jobs(engine, framework, when,
-                                                            trusted=False))))
+    or not: the callers match them to their jobs); `plain`: by `_read_plain`."""
+    stmt = stmt.where(job_pk.in_(_window_jobs(engine, framework, when, trusted=False)))
+    return _read_plain(engine, stmt) if plain else _read(engine, stmt)
 
 
 def job_capabilities(engine: Engine, *, framework=None,
@@ -1238,7 +1239,8 @@ def result_configs(engine: Engine, *, framework=None, when: Period | None = None
     b = BenchmarkMetric
     stmt = (select(b.job_pk, b.config_key, func.min(b.config).label("config"))
             .group_by(b.job_pk, b.config_key))
-    bench = _read_by_job(engine, stmt, b.job_pk, framework, when)
+    # plain numbers and text, a few thousand rows of JSON: straight from the cursor
+    bench = _read_by_job(engine, stmt, b.job_pk, framework, when, plain=True)
     parts.append(bench.assign(kind="benchmark", gated=0, gate_passed=None, value=None, task=None))
     a = AccuracyMetric
     gated = func.sum(case((a.gate_passed.is_not(None), 1), else_=0))
@@ -1247,7 +1249,7 @@ def result_configs(engine: Engine, *, framework=None, when: Period | None = None
                    gated.label("gated"), failed.label("failed"), func.min(a.value).label("value"),
                    func.min(a.task).label("task"))
             .where(a.is_group.is_(False)).group_by(a.job_pk, a.config_key))
-    acc = _read_by_job(engine, stmt, a.job_pk, framework, when)
+    acc = _read_by_job(engine, stmt, a.job_pk, framework, when, plain=True)
     acc["gate_passed"] = (acc["failed"] == 0).where(acc["gated"] > 0)
     parts.append(acc.drop(columns="failed").assign(kind="accuracy"))
     parts = [p for p in parts if not p.empty]
