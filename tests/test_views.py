@@ -162,6 +162,8 @@ def test_test_history_is_the_tests_runs_in_the_window_whatever_its_jobs(build, m
     assert list(amd["outcome"]) == ["failed", "passed"]
     sglang = frames.test_history(build.engine, parity_key=key, framework="sglang")
     assert len(sglang) == 4 and set(sglang["outcome"]) == {"failed"}
+    pd.testing.assert_frame_equal(
+        frames.test_history(build.engine, parity_key=key, suite="kernels"), full)
     assert frames.test_history(build.engine, parity_key=key, suite="models").empty
     assert frames.test_history(build.engine, parity_key="tests.kernels::nope").empty
     monkeypatch.setattr(tables, "CHUNK", 3)  # more jobs than an IN list takes
