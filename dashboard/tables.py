@@ -663,8 +663,10 @@ def window_results(engine: Engine, parity_ids: Iterable[int], *, framework=None,
     (and frameworks), found in SQL through the window's job ids: what a test's history
     shows, without reading the window's jobs first (the 50M store's 60 days: 3,355 jobs,
     their ids sent back in IN lists, for a test that ran in a few hundred of them)."""
+    if not has_data(engine):  # a store without a schema yet
+        return pd.DataFrame(columns=RESULT_COLUMNS)
     tests = test_pks(engine, parity_ids)
-    if not tests or not has_data(engine):
+    if not tests:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     window = _window_jobs(engine, framework, when)
     stmt = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,

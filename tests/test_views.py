@@ -459,6 +459,12 @@ def test_every_view_on_an_empty_or_missing_store(view, tmp_path, sqlite_engine):
     assert getattr(frames, view)(sqlite_engine).empty
 
 
+def test_test_history_on_an_empty_or_missing_store(tmp_path, sqlite_engine):
+    for store in (tmp_path / "nothing-here.db", sqlite_engine):
+        history = frames.test_history(store, parity_key="tests.kernels::a")
+        assert history.empty and list(history.columns) == frames.TEST_HISTORY_COLUMNS
+
+
 def test_jobs_of_an_empty_window_are_typed_as_a_full_one(build):
     """The jobs' read joins each run's and hardware's fields to the jobs by id; a window
     without jobs gives the same columns, its times as datetimes, on both backends."""
