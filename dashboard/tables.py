@@ -627,6 +627,26 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int]) -> pd.DataFrame:
     return pd.DataFrame({"parity_id": wanted[held], "parity_key": keys.take(pos[held])})
 
 
+def _result_rows():
+    """The select of test rows with their test's identity (`RESULT_COLUMNS`)."""
+    return (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
+                   TestCase.parity_key, TestCase.group_name, TestResult.outcome,
+                   TestResult.rerun_count, TestResult.message, TestResult.skip_category)
+            .join(TestCase, TestCase.id == TestResult.test_pk))
+
+
+def _with_rebuilt(engine: Engine, frames: list[pd.DataFrame], job_pks: list[int],
+                  tests: list[int] | None) -> pd.DataFrame:
+    """The rows read (`frames`), together, and the plain passed rows that retention
+    dropped from the pruned jobs among `job_pks`, rebuilt from their vectors."""
+    frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
+    raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
+    rebuilt = _pruned_rows(engine, job_pks, tests, raw) if job_pks else None
+    if rebuilt is not None:
+        return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
+    return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+
+
 def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | None = None
             ) -> pd.DataFrame:
     """Raw test rows of the given jobs with their identity: all of them, or only those of
@@ -634,27 +654,18 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     rows retention dropped, those rows come back from its vector, exactly."""
     job_pks = sorted({int(j) for j in job_pks})
     tests = None if parity_ids is None else test_pks(engine, parity_ids)
+    if not job_pks or tests == []:
+        return pd.DataFrame(columns=RESULT_COLUMNS)
     frames = []
-    if job_pks and (tests is None or tests):
-        base = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
-                       TestCase.parity_key, TestCase.group_name, TestResult.outcome,
-                       TestResult.rerun_count, TestResult.message, TestResult.skip_category)
-                .join(TestCase, TestCase.id == TestResult.test_pk))
-        for i in range(0, len(job_pks), CHUNK):
-            stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
-            if tests is not None:
-                for k in range(0, len(tests), CHUNK):
-                    frames.append(_read_plain(engine, stmt.where(
-                        TestResult.test_pk.in_(tests[k:k + CHUNK]))))
-            else:
-                frames.append(_read_plain(engine, stmt))
-    frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
-    raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
-    if job_pks and (tests is None or tests):
-        rebuilt = _pruned_rows(engine, job_pks, tests, raw)
-        if rebuilt is not None:
-            return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
-    return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+    for i in range(0, len(job_pks), CHUNK):
+        stmt = by_jobs(engine, _result_rows(), job_pks[i:i + CHUNK])
+        if tests is not None:
+            for k in range(0, len(tests), CHUNK):
+                frames.append(_read_plain(engine, stmt.where(
+                    TestResult.test_pk.in_(tests[k:k + CHUNK]))))
+        else:
+            frames.append(_read_plain(engine, stmt))
+    return _with_rebuilt(engine, frames, job_pks, tests)
 
 
 def window_results(engine: Engine, parity_ids: Iterable[int], *, framework=None,
@@ -669,11 +680,7 @@ def window_results(engine: Engine, parity_ids: Iterable[int], *, framework=None,
     if not tests:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     window = _window_jobs(engine, framework, when)
-    stmt = (select(TestResult.job_pk, TestResult.test_pk, TestCase.parity_id,
-                   TestCase.parity_key, TestCase.group_name, TestResult.outcome,
-                   TestResult.rerun_count, TestResult.message, TestResult.skip_category)
-            .join(TestCase, TestCase.id == TestResult.test_pk)
-            .where(TestResult.job_pk.in_(window)))
+    stmt = _result_rows().where(TestResult.job_pk.in_(window))
     if engine.dialect.name == "postgresql" and when is not None:  # its months' partitions
         if when.start is not None:
             stmt = stmt.where(TestResult.run_day >= partitions.day_of(when.start))
@@ -681,15 +688,10 @@ def window_results(engine: Engine, parity_ids: Iterable[int], *, framework=None,
             stmt = stmt.where(TestResult.run_day <= partitions.day_of(when.end))
     frames = [_read_plain(engine, stmt.where(TestResult.test_pk.in_(tests[k:k + CHUNK])))
               for k in range(0, len(tests), CHUNK)]
-    frames = [f for f in frames if not f.empty]  # an empty read would turn columns to object
-    raw = pd.concat(frames, ignore_index=True)[RESULT_COLUMNS] if frames else None
     with connection(engine) as conn:
         pruned = conn.execute(select(CiJob.id).where(
             CiJob.id.in_(window), CiJob.raw_pruned_at.is_not(None))).scalars().all()
-    rebuilt = _pruned_rows(engine, sorted(pruned), tests, raw) if pruned else None
-    if rebuilt is not None:
-        return rebuilt if raw is None else pd.concat([raw, rebuilt], ignore_index=True)
-    return pd.DataFrame(columns=RESULT_COLUMNS) if raw is None else raw
+    return _with_rebuilt(engine, frames, sorted(pruned), tests)
 
 
 def failure_messages(engine: Engine, job_pks: Iterable[int],
