@@ -97,6 +97,7 @@ def _aligned(store, framework, suite, hardware, since, until, week, pairs, lates
     when = _recent(store, since, until, week, HISTORY_DAYS)
     # the reference may have run a little before the window opened
     jobs = _jobs(store, framework, suite, _with_history(when, days=max(1, align_hours // 24)))
+    jobs = jobs[[c for c in outcomes.ALIGN_READS if c in jobs.columns]]  # (no copy)
     amd_in_window = _in(jobs[jobs["vendor"] == "amd"], when)
     aligned = outcomes.align(pd.concat([amd_in_window, jobs[jobs["vendor"] != "amd"]]),
                              _reference(pairs), latest=latest, window_hours=align_hours)

@@ -25,33 +25,64 @@ RAN = ("passed", "failed", "error")
 FAILED = ("failed", "error")
 
 Pairing = Callable[[str, set[str]], str | None]
+# the jobs' columns `lane_runs` and `align` read
+ALIGN_READS = LANE + ["vendor", "run_pk", "job_pk", "commit", "run_at", "total", "run_url",
+                      "attempt"]
 ALIGN_COLUMNS = ["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_run_pk",
                  "amd_commit", "amd_run_at", "amd_jobs", "amd_url", "ref_run_pk", "ref_commit",
                  "ref_run_at", "ref_jobs", "alignment", "staleness_h"]
 
 
 def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
-    """One row per lane run: its commit, time, jobs and summed counts."""
+    """One row per lane run: its commit, time, jobs and summed counts, in order of time
+    (then attempt, then run; lane runs of one run that tie, in order of lane and vendor).
+    A lane run's commit and link are its first job's that has one, its time its earliest
+    job's. Grouped as integer codes: a pandas grouping of a window's thousands of jobs cost
+    more than the pairing that reads it."""
+    columns = LANE + ["vendor", "run_pk", "commit", "run_at", "job_pks", "total", "run_url"]
     if jobs.empty:
-        return pd.DataFrame(columns=LANE + ["vendor", "run_pk", "commit", "run_at", "job_pks",
-                                            "total", "run_url"])
-    g = jobs.groupby(LANE + ["vendor", "run_pk"], as_index=False, dropna=False)
-    agg = dict(commit=("commit", "first"), run_at=("run_at", "min"), total=("total", "sum"),
-               run_url=("run_url", "first"))
-    if "attempt" in jobs.columns:
-        agg["attempt"] = ("attempt", "max")
-    out = g.agg(**agg)
+        return pd.DataFrame(columns=columns)
+    # each job's lane run, numbered in order of the keys' values (a missing value last)
+    flat = np.zeros(len(jobs), np.int64)
+    for c in LANE + ["vendor", "run_pk"]:
+        codes, values = pd.factorize(jobs[c], sort=True, use_na_sentinel=False)
+        flat = flat * max(len(values), 1) + codes
+    _, first, group = np.unique(flat, return_index=True, return_inverse=True)
+    group, n, rows = group.ravel(), len(first), np.arange(len(jobs))
+    out = {c: jobs[c].array.take(first) for c in LANE + ["vendor", "run_pk"]}
+    for c in ("commit", "run_url"):  # the first job's that has one
+        has = jobs[c].notna().to_numpy(bool)
+        at = np.full(n, len(jobs))
+        np.minimum.at(at, group[has], rows[has])
+        out[c] = jobs[c].array.take(np.where(at < len(jobs), at, -1), allow_fill=True)
+    undated = np.iinfo(np.int64).max
+    when = _micros(jobs["run_at"])
+    when = np.where(when == NAT, undated, when)
+    earliest = np.lexsort((rows, when, group))  # by group, then time (undated last)
+    out["run_at"] = jobs["run_at"].array.take(earliest[np.r_[0, np.flatnonzero(
+        np.diff(group[earliest])) + 1]])
     # each lane run's jobs, sorted: one sort of all jobs by (group, job), cut per group
-    group, pk = g.ngroup().to_numpy(), jobs["job_pk"].to_numpy()
+    pk = jobs["job_pk"].to_numpy()
     by_group = np.lexsort((pk, group))
     cuts = np.flatnonzero(np.diff(group[by_group])) + 1
-    out.insert(out.columns.get_loc("run_at") + 1, "job_pks",
-               [tuple(part.tolist()) for part in np.split(pk[by_group], cuts)])
+    out["job_pks"] = [tuple(part.tolist()) for part in np.split(pk[by_group], cuts)]
+    total = jobs["total"].to_numpy()
+    if np.issubdtype(total.dtype, np.integer):
+        out["total"] = np.bincount(group, weights=total, minlength=n).astype(np.int64)
+    else:  # a missing count adds nothing
+        out["total"] = np.bincount(group, weights=np.nan_to_num(total.astype(float)),
+                                   minlength=n)
+    frame = pd.DataFrame({c: out[c] for c in columns})
     # attempts of one run start together: the later attempt is the later lane run (a
     # Buildkite build's retried job attempts are its attempt 0, its final jobs attempt 1)
-    order = ["run_at", "attempt", "run_pk"] if "attempt" in out.columns else ["run_at", "run_pk"]
-    return out.sort_values(order, kind="stable").drop(columns="attempt", errors="ignore") \
-        .reset_index(drop=True)
+    keys = [frame["run_pk"].to_numpy()]
+    if "attempt" in jobs.columns:
+        attempt = np.full(n, -np.inf)
+        np.maximum.at(attempt, group, jobs["attempt"].to_numpy(float, na_value=-np.inf))
+        keys.append(np.where(attempt == -np.inf, np.nan, attempt))  # none: last
+    start = _micros(frame["run_at"])
+    keys.append(np.where(start == NAT, undated, start))
+    return frame.take(np.lexsort(keys)).reset_index(drop=True)
 
 
 def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
@@ -59,23 +90,26 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
     """Pair each AMD lane run with a reference (NVIDIA) lane run of the same framework and
     suite: the same commit when the reference ran it, else the reference run nearest in time
     within `window_hours` (its distance is the staleness), else none."""
-    runs = lane_runs(jobs)
+    present: dict[str, set] = {}  # framework -> the NVIDIA hardware that ran it
+    nvidia = (jobs["vendor"] == "nvidia").to_numpy(bool) & jobs["framework"].notna() \
+        .to_numpy(bool)
+    for fw, hw in set(zip(jobs["framework"].to_numpy(object)[nvidia].tolist(),
+                          jobs["hardware"].to_numpy(object)[nvidia].tolist())):
+        present.setdefault(fw, set()).add(hw)
+    runs = lane_runs(_latest_candidates(jobs, window_hours) if latest else jobs)
     # the runs as plain tuples, in lane-run order: a few thousand lane runs are looked up
     # per AMD lane, which pandas row access makes cost far more than the pairing itself
     cols = ["framework", "suite", "hardware", "vendor", "run_pk", "commit", "run_at",
             "job_pks", "run_url"]
     amd_lanes: dict[tuple, list] = {}
     ref_lanes: dict[tuple, list] = {}
-    present: dict[str, set] = {}
-    # which runs name their framework, and their whole lane, as columns (pd.isna per value
-    # of a few thousand lane runs cost more than the pairing)
-    named = runs["framework"].notna().tolist()
+    # which runs name their whole lane, as a column (pd.isna per value of a few thousand
+    # lane runs cost more than the pairing)
     whole = runs[["framework", "suite", "hardware"]].notna().all(axis=1).tolist()
-    for r, has_fw, has_lane in zip(zip(*(runs[c].tolist() for c in cols)), named, whole):
-        fw, suite, hw, vendor = r[:4]
-        if vendor == "nvidia" and has_fw:
-            present.setdefault(fw, set()).add(hw)
+    for r, has_lane in zip(zip(*(runs[c].tolist() for c in cols)), whole):
+        vendor = r[3]
         if vendor in ("amd", "nvidia") and has_lane:
+            fw, suite, hw = r[:3]
             lanes = amd_lanes if vendor == "amd" else ref_lanes
             lanes.setdefault((fw, suite, hw), []).append(r)
     rows = []
@@ -101,6 +135,50 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
                            staleness_h=abs((run_at - ref[6]).total_seconds()) / 3600)
             rows.append(row)
     return pd.DataFrame(rows, columns=ALIGN_COLUMNS)
+
+
+def _latest_candidates(jobs: pd.DataFrame, window_hours: float) -> pd.DataFrame:
+    """The jobs `align(latest=True)` can pair, whole runs of them, with the columns
+    `lane_runs` reads: each AMD lane's lane runs that start last (ties and undated ones
+    kept, for `lane_runs`' order to choose among), and the other vendors' runs that share a
+    commit with one of those or started within `window_hours` of one. A window's other
+    runs are thousands of jobs that the pairing would group into lane runs only to pass
+    them by."""
+    col = {c: jobs[c].to_numpy(object) for c in ("framework", "suite", "hardware", "commit")}
+    vendor, run_pk = jobs["vendor"].to_numpy(object), jobs["run_pk"].to_numpy()
+    at = _micros(jobs["run_at"])
+    amd = np.flatnonzero((vendor == "amd") & ~pd.isna(col["framework"])
+                         & ~pd.isna(col["suite"]) & ~pd.isna(col["hardware"]))
+    if not len(amd):
+        return jobs.iloc[0:0]
+    lane = key_codes(*(col[c][amd] for c in ("framework", "suite", "hardware")))
+    lane_run = key_codes(lane, run_pk[amd])
+    # a lane run starts at its earliest job (an undated run sorts after every dated one)
+    undated = np.iinfo(np.int64).max
+    start = np.full(lane_run.max() + 1, undated, np.int64)
+    np.minimum.at(start, lane_run, np.where(at[amd] == NAT, undated, at[amd]))
+    last = np.full(lane.max() + 1, NAT, np.int64)
+    np.maximum.at(last, lane, start[lane_run])
+    keep = start[lane_run] == last[lane]
+    commits = {c for c in col["commit"][amd[keep]].tolist() if isinstance(c, str) and c}
+    times = start[lane_run][keep]
+    times = times[times != undated]
+    other = vendor != "amd"
+    near = jobs["commit"].isin(commits).to_numpy(bool, copy=True)
+    if len(times):
+        window = np.int64(pd.Timedelta(hours=window_hours).value // 1000)  # microseconds
+        near |= (at != NAT) & (at >= times.min() - window) & (at <= times.max() + window)
+    rows = other & np.isin(run_pk, run_pk[other & near])
+    rows[amd[keep]] = True
+    return jobs[[c for c in ALIGN_READS if c in jobs.columns]][rows]
+
+
+NAT = np.iinfo(np.int64).min  # a missing time, as `_micros` gives it
+
+
+def _micros(times: pd.Series) -> np.ndarray:
+    """Times as integer microseconds (`NAT` where missing)."""
+    return pd.DatetimeIndex(times).as_unit("us").asi8
 
 
 def _same_commit(refs: list[tuple], commit) -> tuple | None:
