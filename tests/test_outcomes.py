@@ -58,6 +58,64 @@ def test_lane_runs_fold_jobs_and_order_attempts():
     assert list(blank["run_pk"]) == [10] and blank.iloc[0]["job_pks"] == (1,)
 
 
+def test_lane_runs_take_the_first_known_commit_and_link_and_the_earliest_time():
+    jobs = pd.DataFrame([
+        _job(2, 10, "amd", "mi300x", None, 5, total=3),
+        _job(1, 10, "amd", "mi300x", "c1", 4, total=4),
+        _job(3, 10, "amd", "mi300x", "c2", 6, total=5),
+        _job(4, 11, "amd", "mi300x", "c3", 1),
+    ])
+    jobs.loc[0, "run_url"] = None
+    jobs.loc[3, "run_at"] = pd.NaT  # an undated lane run comes last
+    runs = outcomes.lane_runs(jobs)
+    assert list(runs["run_pk"]) == [10, 11]
+    first = runs.iloc[0]
+    # the first job (in the frame's order) that has one; the earliest time of any job
+    assert (first["commit"], first["run_url"], first["run_at"]) == (
+        "c1", "https://ci.example/10", T0 + timedelta(hours=4))
+    assert first["job_pks"] == (1, 2, 3) and first["total"] == 12
+    assert pd.isna(runs.iloc[1]["run_at"])
+    # a count that is missing adds nothing
+    assert outcomes.lane_runs(jobs.assign(total=[1.0, None, 2.0, None]))["total"].tolist() == [
+        3.0, 0.0]
+
+
+def test_the_latest_alignment_is_the_last_run_of_each_lane_in_the_trend():
+    """`align(latest=True)` pairs each AMD lane's latest run only, from the runs it can pair
+    (`_latest_candidates`); whatever it leaves out, its rows are the trend's last of each
+    lane, over lanes, attempts, repeated commits, commits and times that are missing, and
+    reference runs near and far."""
+    rng = np.random.default_rng(7)
+    rows, job = [], 0
+    for run in range(1, 160):
+        vendor = ["amd", "nvidia", "intel"][rng.integers(0, 3)]
+        hardware = {"amd": ["mi300x", "mi355x"], "nvidia": ["h100", "b200"],
+                    "intel": ["gaudi3"]}[vendor][rng.integers(0, 1 + (vendor != "intel"))]
+        commit = [None, "", f"c{rng.integers(0, 25)}"][rng.integers(0, 3) if run % 4 else 2]
+        hours = float(rng.integers(0, 400)) + rng.integers(0, 2) / 2
+        attempt = int(rng.integers(0, 2))
+        for suite in rng.choice(["kernels", "models", "lora"], rng.integers(1, 3), False):
+            job += 1
+            rows.append(_job(job, run, vendor, hardware, commit, hours, suite=str(suite),
+                             attempt=attempt))
+    jobs = pd.DataFrame(rows)
+    jobs.loc[jobs["run_pk"] % 17 == 0, "run_at"] = pd.NaT
+    jobs.loc[jobs["run_pk"] % 23 == 0, "suite"] = None
+
+    def ref(hw, present):
+        return {"mi300x": "h100", "mi355x": "b200"}.get(hw) if len(present) else None
+    seen = set()
+    for hours in (1, 72, 1000):
+        trend = outcomes.align(jobs, ref, latest=False, window_hours=hours)
+        last = trend.groupby(["framework", "suite", "amd_hardware"], sort=False).tail(1)
+        latest = outcomes.align(jobs, ref, window_hours=hours)
+        assert len(latest) == 6  # two AMD hardware x three suites
+        # (a column of missing times is typed by pandas' inference from the rows it holds)
+        pd.testing.assert_frame_equal(latest, last.reset_index(drop=True), check_dtype=False)
+        seen |= set(latest["alignment"])
+    assert seen == {"same-commit", "nearest", "none"}
+
+
 def _alignment_jobs() -> pd.DataFrame:
     return pd.DataFrame([
         _job(1, 1, "amd", "mi300x", "c1", 0),
