@@ -109,12 +109,27 @@ def history_key(url: str) -> str:
             "AND r.outcome = 'failed' ORDER BY c.parity_key LIMIT 1")).scalar() or ""
 
 
+# the machine's speed, as `benchmarks/LOG.md` reads it for each machine (`python -m timeit
+# "sum(i*i for i in range(200000))"`): the same 2-core machine read 11 to 18 ms within an
+# hour, and every view's time moves with it
+YARDSTICK = "sum(i * i for i in range(200000))"
+
+
+def yardstick() -> float:
+    """Milliseconds per run of `YARDSTICK` in this process, the best of three runs of five."""
+    import timeit
+
+    return min(timeit.repeat(YARDSTICK, number=5, repeat=3)) / 5 * 1000
+
+
 def probe(url: str, view: str, repeat: int) -> dict:
-    """Run in a fresh process: one view, cold then warm, with the process's peak RSS."""
+    """Run in a fresh process: one view, cold then warm, with the process's peak RSS and
+    the machine's speed read just before (`yardstick`)."""
     import resource
 
     from parity.dashboard import frames, tables
 
+    speed = yardstick()
     kwargs = {"parity_key": history_key(url)} if view == "test_history" else {}
     fn = getattr(frames, view)
     # the store's engine first (it does not connect): its driver's import (psycopg's is
@@ -129,7 +144,7 @@ def probe(url: str, view: str, repeat: int) -> dict:
         fn(url, **kwargs)
         warm = min(warm, time.perf_counter() - start)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    return {"cold": cold, "warm": warm, "rss_mb": rss, "rows": rows}
+    return {"cold": cold, "warm": warm, "rss_mb": rss, "rows": rows, "yardstick_ms": speed}
 
 
 def measure(url: str, view: str, repeat: int) -> dict:
@@ -256,8 +271,10 @@ def main(argv=None) -> int:
         head = "".join(f"{label(n) + ' cold':>11}{label(n) + ' warm':>11}" for n in sizes)
         reach_head = f"{'vs reach':>10}" if full else ""
         print(f"{'view':<20}{head}{'ratio warm':>12}{reach_head}{'peak RSS MB':>13}")
+        speeds = []
         for view in views + ["test_history"]:
             got = {n: measure(url, view, args.repeat) for n, url in urls.items()}
+            speeds += [g["yardstick_ms"] for g in got.values() if "yardstick_ms" in g]
             bad = [f"{label(n)}: {g['error']}" for n, g in got.items() if "error" in g]
             if bad:
                 print(f"{view:<20}ERROR {'; '.join(bad)}")
@@ -274,6 +291,11 @@ def main(argv=None) -> int:
                 r = large["warm"] / max(got[full]["warm"], 1e-6)
                 worst_reach, reach = max(worst_reach, r), f"{r:>10.2f}"
             print(f"{view:<20}{cells}{ratio:>12.2f}{reach}{rss:>13.0f}", flush=True)
+        if speeds:
+            speeds.sort()
+            print(f"the machine's speed in these processes (ms per `{YARDSTICK}`, lower is "
+                  f"faster): median {speeds[len(speeds) // 2]:.1f}, {speeds[0]:.1f} to "
+                  f"{speeds[-1]:.1f}")
         if backend == "postgresql":
             empty = pg_url(os.environ["PARITY_TEST_PG_URL"], "parity_scale_empty", fresh=True)
         else:

@@ -3,6 +3,7 @@ fresh process, test_history and the next nightly ingest) finishes and reports ev
 The real sizes (1M, 10M, 50M) are measured by hand; see the README's "Scale"."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,11 @@ def test_scale_benchmark_small_run(tmp_path):
         cells = line.split()[1:]
         assert len(cells) == 6 and all(float(c) >= 0 for c in cells), line
     assert "next nightly ingest (130,000 tests): empty store" in out
+    # the machine's speed, read in each view's process: median, fastest and slowest
+    speed = re.search(r"the machine's speed .*: median ([\d.]+), ([\d.]+) to ([\d.]+)", out)
+    assert speed, out
+    median, low, high = (float(x) for x in speed.groups())
+    assert 0 < low <= median <= high, speed.group(0)
     assert "worst view on the largest store" in out
 
 
