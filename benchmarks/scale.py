@@ -13,6 +13,9 @@ less than the largest one does, so that ratio mixes what a view shows with the h
 behind it; when the sizes include a store of at least that many nights (17M: 76 nights) the
 column `vs reach` is the largest store's warm time over that store's: the same windows, full,
 with more history behind them, so a view whose cost follows what it shows stays near 1.
+Each process also reads the machine's speed (`yardstick`, the log's `timeit` reading) just
+before its view: `speed ms` gives the largest store's, and a line after the table the median
+and range over every process, for a run on a shared machine whose speed moves.
 
     python benchmarks/scale.py [--sizes 1M,17M,50M] [--keep DIR] [--repeat 3] [--views a,b]
 
@@ -270,7 +273,8 @@ def main(argv=None) -> int:
         print(f"\n{backend}: default arguments, seconds (cold = first call in a fresh process)")
         head = "".join(f"{label(n) + ' cold':>11}{label(n) + ' warm':>11}" for n in sizes)
         reach_head = f"{'vs reach':>10}" if full else ""
-        print(f"{'view':<20}{head}{'ratio warm':>12}{reach_head}{'peak RSS MB':>13}")
+        print(f"{'view':<20}{head}{'ratio warm':>12}{reach_head}{'peak RSS MB':>13}"
+              f"{'speed ms':>10}")
         speeds = []
         for view in views + ["test_history"]:
             got = {n: measure(url, view, args.repeat) for n, url in urls.items()}
@@ -290,7 +294,9 @@ def main(argv=None) -> int:
             if full:
                 r = large["warm"] / max(got[full]["warm"], 1e-6)
                 worst_reach, reach = max(worst_reach, r), f"{r:>10.2f}"
-            print(f"{view:<20}{cells}{ratio:>12.2f}{reach}{rss:>13.0f}", flush=True)
+            # the machine's speed in the largest store's process (`yardstick`)
+            speed = f"{large['yardstick_ms']:>10.1f}" if "yardstick_ms" in large else ""
+            print(f"{view:<20}{cells}{ratio:>12.2f}{reach}{rss:>13.0f}{speed}", flush=True)
         if speeds:
             speeds.sort()
             print(f"the machine's speed in these processes (ms per `{YARDSTICK}`, lower is "

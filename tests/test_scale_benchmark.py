@@ -23,7 +23,8 @@ def test_scale_benchmark_small_run(tmp_path):
     for view in ("scorecard", "pass_rate_parity", "headline", "flaky_tests", "test_history"):
         line = next(ln for ln in out.splitlines() if ln.startswith(view + " "))
         cells = line.split()[1:]
-        assert len(cells) == 6 and all(float(c) >= 0 for c in cells), line
+        # cold and warm on each store, the ratio, peak RSS and the machine's speed
+        assert len(cells) == 7 and all(float(c) >= 0 for c in cells), line
     assert "next nightly ingest (130,000 tests): empty store" in out
     # the machine's speed, read in each view's process: median, fastest and slowest
     speed = re.search(r"the machine's speed .*: median ([\d.]+), ([\d.]+) to ([\d.]+)", out)
