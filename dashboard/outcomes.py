@@ -66,11 +66,11 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
     by_group = np.lexsort((pk, group))
     cuts = np.flatnonzero(np.diff(group[by_group])) + 1
     out["job_pks"] = [tuple(part.tolist()) for part in np.split(pk[by_group], cuts)]
-    total = jobs["total"].to_numpy()
+    total = jobs["total"]
     if np.issubdtype(total.dtype, np.integer):
-        out["total"] = np.bincount(group, weights=total, minlength=n).astype(np.int64)
+        out["total"] = np.bincount(group, weights=total.to_numpy(), minlength=n).astype(np.int64)
     else:  # a missing count adds nothing
-        out["total"] = np.bincount(group, weights=np.nan_to_num(total.astype(float)),
+        out["total"] = np.bincount(group, weights=total.to_numpy(float, na_value=0.0),
                                    minlength=n)
     frame = pd.DataFrame({c: out[c] for c in columns})
     # attempts of one run start together: the later attempt is the later lane run (a
@@ -139,11 +139,11 @@ def align(jobs: pd.DataFrame, reference: Pairing, *, latest: bool = True,
 
 def _latest_candidates(jobs: pd.DataFrame, window_hours: float) -> pd.DataFrame:
     """The jobs `align(latest=True)` can pair, whole runs of them, with the columns
-    `lane_runs` reads: each AMD lane's lane runs that start last (ties and undated ones
-    kept, for `lane_runs`' order to choose among), and the other vendors' runs that share a
-    commit with one of those or started within `window_hours` of one. A window's other
-    runs are thousands of jobs that the pairing would group into lane runs only to pass
-    them by."""
+    `lane_runs` reads: each AMD lane's lane runs that start last (every one that ties, for
+    `lane_runs`' order to choose among; an undated one starts after every dated one, as
+    that order has it), and the other vendors' runs that share a commit with one of those
+    or started within `window_hours` of one. A window's other runs are thousands of jobs
+    that the pairing would group into lane runs only to pass them by."""
     col = {c: jobs[c].to_numpy(object) for c in ("framework", "suite", "hardware", "commit")}
     vendor, run_pk = jobs["vendor"].to_numpy(object), jobs["run_pk"].to_numpy()
     at = _micros(jobs["run_at"])
