@@ -113,7 +113,7 @@ def history_key(url: str) -> str:
 
 
 # the machine's speed, as `benchmarks/LOG.md` reads it for each machine (`python -m timeit
-# "sum(i*i for i in range(200000))"`): the same 2-core machine read 11 to 18 ms within an
+# "sum(i*i for i in range(200000))"`): the same 2-core machine read 11 to 21 ms within an
 # hour, and every view's time moves with it
 YARDSTICK = "sum(i * i for i in range(200000))"
 
