@@ -55,10 +55,7 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
         at = np.full(n, len(jobs))
         np.minimum.at(at, group[has], rows[has])
         out[c] = jobs[c].array.take(np.where(at < len(jobs), at, -1), allow_fill=True)
-    undated = np.iinfo(np.int64).max
-    when = _micros(jobs["run_at"])
-    when = np.where(when == NAT, undated, when)
-    earliest = np.lexsort((rows, when, group))  # by group, then time (undated last)
+    earliest = np.lexsort((rows, _order_times(jobs["run_at"]), group))  # by group, then time
     out["run_at"] = jobs["run_at"].array.take(earliest[np.r_[0, np.flatnonzero(
         np.diff(group[earliest])) + 1]])
     # each lane run's jobs, sorted: one sort of all jobs by (group, job), cut per group
@@ -80,8 +77,7 @@ def lane_runs(jobs: pd.DataFrame) -> pd.DataFrame:
         attempt = np.full(n, -np.inf)
         np.maximum.at(attempt, group, jobs["attempt"].to_numpy(float, na_value=-np.inf))
         keys.append(np.where(attempt == -np.inf, np.nan, attempt))  # none: last
-    start = _micros(frame["run_at"])
-    keys.append(np.where(start == NAT, undated, start))
+    keys.append(_order_times(frame["run_at"]))
     return frame.take(np.lexsort(keys)).reset_index(drop=True)
 
 
@@ -146,39 +142,40 @@ def _latest_candidates(jobs: pd.DataFrame, window_hours: float) -> pd.DataFrame:
     that the pairing would group into lane runs only to pass them by."""
     col = {c: jobs[c].to_numpy(object) for c in ("framework", "suite", "hardware", "commit")}
     vendor, run_pk = jobs["vendor"].to_numpy(object), jobs["run_pk"].to_numpy()
-    at = _micros(jobs["run_at"])
+    at = _order_times(jobs["run_at"])
     amd = np.flatnonzero((vendor == "amd") & ~pd.isna(col["framework"])
                          & ~pd.isna(col["suite"]) & ~pd.isna(col["hardware"]))
     if not len(amd):
         return jobs.iloc[0:0]
     lane = key_codes(*(col[c][amd] for c in ("framework", "suite", "hardware")))
     lane_run = key_codes(lane, run_pk[amd])
-    # a lane run starts at its earliest job (an undated run sorts after every dated one)
-    undated = np.iinfo(np.int64).max
-    start = np.full(lane_run.max() + 1, undated, np.int64)
-    np.minimum.at(start, lane_run, np.where(at[amd] == NAT, undated, at[amd]))
-    last = np.full(lane.max() + 1, NAT, np.int64)
+    # a lane run starts at its earliest job (an undated run after every dated one)
+    start = np.full(lane_run.max() + 1, UNDATED, np.int64)
+    np.minimum.at(start, lane_run, at[amd])
+    last = np.full(lane.max() + 1, np.iinfo(np.int64).min, np.int64)
     np.maximum.at(last, lane, start[lane_run])
     keep = start[lane_run] == last[lane]
     commits = {c for c in col["commit"][amd[keep]].tolist() if isinstance(c, str) and c}
     times = start[lane_run][keep]
-    times = times[times != undated]
+    times = times[times != UNDATED]
     other = vendor != "amd"
     near = jobs["commit"].isin(commits).to_numpy(bool, copy=True)
     if len(times):
         window = np.int64(pd.Timedelta(hours=window_hours).value // 1000)  # microseconds
-        near |= (at != NAT) & (at >= times.min() - window) & (at <= times.max() + window)
+        near |= (at != UNDATED) & (at >= times.min() - window) & (at <= times.max() + window)
     rows = other & np.isin(run_pk, run_pk[other & near])
     rows[amd[keep]] = True
     return jobs[[c for c in ALIGN_READS if c in jobs.columns]][rows]
 
 
-NAT = np.iinfo(np.int64).min  # a missing time, as `_micros` gives it
+UNDATED = np.iinfo(np.int64).max  # a missing time, as `_order_times` gives it
 
 
-def _micros(times: pd.Series) -> np.ndarray:
-    """Times as integer microseconds (`NAT` where missing)."""
-    return pd.DatetimeIndex(times).as_unit("us").asi8
+def _order_times(times: pd.Series) -> np.ndarray:
+    """Times as integer microseconds to order by, a missing one (`UNDATED`) after every
+    other, as pandas sorts a missing time last."""
+    at = pd.DatetimeIndex(times).as_unit("us").asi8
+    return np.where(at == np.iinfo(np.int64).min, UNDATED, at)
 
 
 def _same_commit(refs: list[tuple], commit) -> tuple | None:
