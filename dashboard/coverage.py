@@ -37,11 +37,12 @@ def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFram
 
 
 def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, *,
-             stale_days: float = 7.0) -> pd.DataFrame:
+             stale_days: float = 7.0, configs: bool = True) -> pd.DataFrame:
     """Coverage gaps, one finding per row: `no AMD lane` (a suite NVIDIA runs with tests and
-    no AMD hardware does), `config without AMD run` (a benchmark config only NVIDIA runs),
-    `builds but runs no tests`, `no accuracy gate`, and `stale` (a lane whose last run is
-    more than `stale_days` older than its framework's newest run)."""
+    no AMD hardware does), `config without AMD run` (a benchmark config only NVIDIA runs;
+    not looked for without `configs`), `builds but runs no tests`, `no accuracy gate`, and
+    `stale` (a lane whose last run is more than `stale_days` older than its framework's
+    newest run). Of `bench_values` only AMD hardware's rows count, but for the configs."""
     cols = ["framework", "finding", "suite", "hardware", "detail", "last_run"]
     rows: list[dict] = []
     if jobs.empty:
@@ -87,7 +88,7 @@ def coverage(jobs: pd.DataFrame, bench_values: pd.DataFrame, acc: pd.DataFrame, 
                 rows.append(dict(framework=fw, finding="stale", suite=suite, hardware=hw,
                                  detail=f"last run {(newest - last).days} days before the "
                                  "newest", last_run=last))
-    if not bench_values.empty:
+    if configs and not bench_values.empty:
         rows += _configs_without_amd(bench_values)
     out = pd.DataFrame(rows, columns=cols).drop_duplicates(
         subset=["framework", "finding", "suite", "hardware", "detail"])

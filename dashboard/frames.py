@@ -587,29 +587,42 @@ def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, 
              until=None, week=None, stale_days: float = 7.0) -> pd.DataFrame:
     """Coverage gaps: suites and benchmark configs NVIDIA runs with no AMD lane, AMD lanes that
     build but run no tests, AMD hardware without an accuracy gate, and stale lanes."""
+    return _coverage(store, framework, hardware, suite, since, until, week, stale_days)
+
+
+def _coverage(store, framework, hardware, suite, since, until, week, stale_days,
+              amd: frozenset | None = None) -> pd.DataFrame:
+    """`coverage`; `amd`: labels of every AMD hardware of the window (more do no harm),
+    for a caller that wants no `config without AMD run` row (the alerts): only their
+    benchmark rows are read, which is all the other findings look at."""
     when = _recent(store, since, until, week, HISTORY_DAYS)
     engine = tables.open_store(store)
     jobs = _in(_jobs(store, framework, suite, when), when)
-    values = _run_values(store, framework, when)
+    values = _run_values(store, framework, when, hardware=amd)
     acc = tables.accuracy(engine, framework=_names(framework), when=when)
-    out = coverage_rules.coverage(jobs, values, acc, stale_days=stale_days)
+    out = coverage_rules.coverage(jobs, values, acc, stale_days=stale_days,
+                                  configs=amd is None)
     names = _names(hardware)
     if names:
         out = out[out["hardware"].isin(names) | (out["hardware"] == "")].reset_index(drop=True)
     return out
 
 
-def _run_values(store, framework, when: Period, model=None, metric=None) -> pd.DataFrame:
+def _run_values(store, framework, when: Period, model=None, metric=None,
+                hardware: frozenset | None = None) -> pd.DataFrame:
     """`performance.run_values` of the window's benchmark rows. Within a composite view
     (`tables.one_read`) the values of every model and metric are computed once, for the
     widest window asked, and a narrower window's are cut from them (a run's values depend
-    on its own rows only): the headline and the alerts ask for two windows."""
+    on its own rows only): the headline and the alerts ask for two windows. `hardware`:
+    the values of jobs on hardware of these labels only (`tables.benchmarks`)."""
     if model or metric:
         return performance.run_values(_bench_values(store, framework, model, metric, when))
     engine = tables.open_store(store)
-    out = tables.shared("run_values", engine, (tables.framework_key(framework),), when,
+    key = (tables.framework_key(framework),) + (() if hardware is None
+                                                else (tuple(sorted(hardware)),))
+    out = tables.shared("run_values", engine, key, when,
                         lambda w: performance.run_values(tables.benchmarks(
-                            engine, framework=_names(framework), when=w)))
+                            engine, framework=_names(framework), when=w, hardware=hardware)))
     return out if len(out) else performance.run_values(out.iloc[0:0])  # its empty frame
 
 
@@ -702,11 +715,13 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
 
 
 def _regressions(store, framework, hardware, suite, since, until, week, pairs, min_effect,
-                 kinds, amd_only: bool = False) -> pd.DataFrame:
+                 kinds, amd_only: bool = False, amd: frozenset | None = None) -> pd.DataFrame:
     """`regressions`; `amd_only`: only the findings on AMD hardware (accuracy cliffs, which
     compare both vendors, are found as ever), for callers that show no other (the
     headline's open findings, the alerts): the NVIDIA lanes' histories and series are
-    not followed at all."""
+    not followed at all. `amd` (with `amd_only`): labels of every AMD hardware of the
+    lookback, whose benchmark rows alone are read, for a caller none of whose later parts
+    wants another's (the alerts; the headline's performance summary wants both vendors')."""
     when = _recent(store, since, until, week)
     lookback = _with_history(when)
     engine = tables.open_store(store)
@@ -717,7 +732,7 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
         # from them, and the test findings' jobs are cut from them (`tables.one_read`)
         _jobs(store, framework, None, lookback)
     if "performance" in kinds:
-        values = _run_values(store, framework, lookback)
+        values = _run_values(store, framework, lookback, hardware=amd if amd_only else None)
         if amd_only and not values.empty:
             values = values[values["vendor"] == "amd"]
         parts.append(findings.performance(values, since=when.start, min_effect=min_effect))
@@ -1010,7 +1025,6 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     drops, offline runner pools and long queues, with priority, evidence and a stable
     fingerprint. `rules`: a rules dict or file (default the shipped alert_rules.toml)."""
     rule_set = rules if isinstance(rules, dict) else alert_rules.load_rules(rules)
-    kw = dict(framework=framework, hardware=hardware, since=since, until=until, week=week)
     records = tables.alert_records(tables.open_store(store))
     tests = records[records["rule"].isin(alert_rules.TEST_RULES)
                     & (records["state"] != "resolved")]
@@ -1019,9 +1033,13 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     # passes), not the whole matrix (hundreds of thousands of tests at real volume)
     both = "both_vendors_failing" in rule_set
     # the findings look furthest back: read first, every later part's jobs are cut from
-    # their jobs (`tables.one_read`) instead of read again
+    # their jobs (`tables.one_read`) instead of read again. Only AMD's benchmark rows are
+    # read: no part below looks at another's series (coverage without its configs NVIDIA
+    # alone runs, which no rule alerts on)
+    lookback = _jobs(store, framework, None, _with_history(_recent(store, since, until, week)))
+    amd = frozenset(lookback.loc[lookback["vendor"] == "amd", "hardware"])
     found = _regressions(store, framework, hardware, None, since, until, week, None,
-                         MIN_EFFECT, ("performance", "accuracy"), amd_only=True)
+                         MIN_EFFECT, ("performance", "accuracy"), amd_only=True, amd=amd)
     on_record = {test_id(t) for subject, ev in zip(tests["subject"], tests["evidence"])
                  for t in alert_rules.group_tests(ev) or [subject]}
     matrix = _matrix(store, framework, hardware, None, since, until, week, None,
@@ -1036,7 +1054,8 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     out = alert_rules.evaluate(
         rule_set, failures=failures,
         matrix=matrix if both else pd.DataFrame(),
-        coverage=coverage(store, **kw), findings=found,
+        coverage=_coverage(store, framework, hardware, None, since, until, week, 7.0, amd),
+        findings=found,
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),
         groups=groups)
     out = out.merge(records[["fingerprint", "state", "first_seen", "issue_repo", "issue_number"]],

@@ -1029,13 +1029,15 @@ def _of_jobs(stmt, job_pk=None):
 
 
 def _metric_frame(engine: Engine, model, columns, framework, when,
-                  latest: bool = False, job_fields=tuple(_JOB_FIELDS)) -> pd.DataFrame:
+                  latest: bool = False, job_fields=tuple(_JOB_FIELDS),
+                  hardware: frozenset | None = None) -> pd.DataFrame:
     """The window's rows of `model` (benchmark or accuracy rows), `columns` and their job's
     id and fields (`job_fields`, labelled as `_labelled` says). The window's rows are read
     apart from their jobs' fields, which are read once a job (`_by_job`); `latest`
-    benchmark rows, a few, in one joined read."""
+    benchmark rows, a few, in one joined read. `hardware`: the window's benchmark rows of
+    jobs on these hardware labels only (`benchmarks`)."""
     if model is BenchmarkMetric and not latest:
-        df = _benchmark_rows(engine, columns, framework, when)
+        df = _benchmark_rows(engine, columns, framework, when, hardware)
     elif model is AccuracyMetric and not latest:
         df = _accuracy_rows(engine, columns, framework, when, job_fields)
     else:
@@ -1122,7 +1124,8 @@ BENCHMARK_COLUMNS = [_b.artifact_pk, _b.record_no, _b.benchmark, _b.model, _b.me
                      _b.request_rate, _b.batch_size]
 
 
-def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
+def _benchmark_rows(engine: Engine, columns, framework, when,
+                    hardware: frozenset | None = None) -> pd.DataFrame:
     """The benchmark rows of the window with their job's fields, as one joined read gives
     them, from four reads: the rows' numbers with their series, as each job's arrays
     (`job_benchmark`), each series' dimensions once (`benchmark_series`), each job's fields
@@ -1130,7 +1133,8 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     each config's text once (a config's key is a hash of its text). A window of a long
     history holds tens of thousands of rows but a few thousand jobs and a few dozen series;
     the repeated texts were most of the read. A row stored without a series (none are,
-    since 0014) has its own dimensions read."""
+    since 0014) has its own dimensions read. `hardware`: only the jobs on hardware of these
+    labels, chosen from the window's jobs read (`jobs`)."""
     m, series = BenchmarkMetric, BenchmarkSeries
     _require(engine, series, JobBenchmark)
     dimensions = set(SERIES_DIMENSIONS)
@@ -1139,6 +1143,9 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
     # themselves made a Python object of every value (the 50M store's default lookback,
     # 29,250 rows: `benchmarks` 70 -> 39 ms)
     held = _cut("jobs", engine, (framework_key(framework),), when)
+    if hardware is not None:
+        held = held if held is not None else jobs(engine, framework=framework, when=when)
+        held = where(held, held["hardware"].isin(hardware).to_numpy(bool))
     with connection(engine) as conn:
         window = held["job_pk"].tolist() if held is not None else \
             conn.execute(_window_job_ids(engine, framework, when)).scalars().all()
@@ -1184,18 +1191,24 @@ def _benchmark_rows(engine: Engine, columns, framework, when) -> pd.DataFrame:
 
 
 def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
-               latest: bool = False) -> pd.DataFrame:
+               latest: bool = False, hardware: Iterable[str] | None = None) -> pd.DataFrame:
     """Numeric benchmark values with their config columns, hardware and run. `latest` keeps
-    only each framework × hardware × model × precision × ISL/OSL group's latest run."""
+    only each framework × hardware × model × precision × ISL/OSL group's latest run.
+    `hardware`: only the rows of jobs on hardware of these labels, not read for the others
+    (a caller that follows AMD's series alone, the alerts, reads half the rows)."""
     m, cols = BenchmarkMetric, BENCHMARK_COLUMNS
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
+    labels = None if hardware is None else frozenset(hardware)
 
     def read(w: Period | None) -> pd.DataFrame:
-        df = _metric_frame(engine, m, cols, framework, w, latest)
+        df = _metric_frame(engine, m, cols, framework, w, latest,
+                           hardware=None if latest else labels)
+        if latest and labels is not None:
+            df = df[df["hardware"].isin(labels)]
         return df[df["value"].notna()].reset_index(drop=True)
-    return read(when) if latest else shared("benchmarks", engine, (framework_key(framework),),
-                                            when, read)
+    filters = (framework_key(framework),) + (() if labels is None else (tuple(sorted(labels)),))
+    return read(when) if latest else shared("benchmarks", engine, filters, when, read)
 
 
 def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:

@@ -71,6 +71,10 @@ def test_every_kind_of_gap_with_missing_values():
         ("vllm", "no accuracy gate", "", "mi455x", "accuracy runs on h100, mi300x, mi355x"),
         ("vllm", "stale", "entrypoints", "mi355x", "last run 10 days before the newest"),
     ]
+    # without its configs, from AMD's benchmark rows alone: the same findings but those
+    amd_only = coverage.coverage(jobs, bench[bench["vendor"] == "amd"], acc, configs=False)
+    pd.testing.assert_frame_equal(amd_only, out[out["finding"] != "config without AMD run"]
+                                  .reset_index(drop=True))
     # a lane with benchmark rows is not one that runs nothing
     benched = coverage.coverage(jobs, pd.concat([bench, _bench(
         ("vllm", "amd", "mi455x", "llama", "bf16", 20))], ignore_index=True), acc)

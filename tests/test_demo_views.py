@@ -471,6 +471,58 @@ def test_run_values_cut_from_a_wider_window_equal_the_windows_own(demo_db):
         pd.testing.assert_frame_equal(d, s, obj=f"{fw} {w}")
 
 
+def test_benchmark_rows_of_some_hardware_are_the_full_reads_rows_on_it(demo_db):
+    """`tables.benchmarks(hardware=...)` reads only the rows of jobs on those labels: the
+    full read's rows on them, in its order, inside a view call or not and with or without
+    a framework; the values of AMD's hardware alone (`frames._run_values(hardware=...)`)
+    are the full values' AMD rows, and the alerts' findings and coverage, which read those
+    alone, are the ones read from every row (less the configs only NVIDIA runs)."""
+    from datetime import timedelta
+
+    from parity.dashboard import tables
+    from parity.dashboard.period import Period
+
+    engine = tables.open_store(demo_db)
+    newest = tables.newest_run(engine)
+    when = Period(newest - timedelta(days=20), newest)
+    jobs = tables.jobs(engine)
+    amd = frozenset(jobs.loc[jobs["vendor"] == "amd", "hardware"])
+    labels = sorted(amd)[:2] + ["no such hardware"]
+    # a read's column types are inferred from its own rows, as any narrower read's are: a
+    # dimension these rows never have is objects (None) where the full read's is NaN
+    def same(got, want):
+        loose = [f.astype(object).where(f.notna(), np.nan) for f in (got, want)]
+        pd.testing.assert_frame_equal(*loose)
+    for fw in (None, "vllm"):
+        full = tables.benchmarks(engine, framework=fw, when=when)
+        want = full[full["hardware"].isin(labels)].reset_index(drop=True)
+        assert len(want) and len(want) < len(full)
+        same(tables.benchmarks(engine, framework=fw, when=when, hardware=labels), want)
+        with tables.one_read():
+            tables.jobs(engine, framework=fw, when=Period())  # cut from the call's jobs
+            same(tables.benchmarks(engine, framework=fw, when=when, hardware=labels), want)
+        latest = tables.benchmarks(engine, framework=fw, when=when, latest=True)
+        same(tables.benchmarks(engine, framework=fw, when=when, latest=True, hardware=labels),
+             latest[latest["hardware"].isin(labels)].reset_index(drop=True))
+    values = frames._run_values(demo_db, None, when)
+    with tables.one_read():
+        frames._run_values(demo_db, None, when)  # a full read held does not answer it
+        mine = frames._run_values(demo_db, None, when, hardware=amd)
+    same(mine, values[values["vendor"] == "amd"].reset_index(drop=True))
+    args = (None,) * 7  # framework, hardware, suite, since, until, week, pairs
+    found = frames._regressions(demo_db, *args, frames.MIN_EFFECT, ("performance", "accuracy"),
+                                amd_only=True)
+    assert (found["kind"] == "performance").any()
+    pd.testing.assert_frame_equal(frames._regressions(
+        demo_db, *args, frames.MIN_EFFECT, ("performance", "accuracy"), amd_only=True,
+        amd=amd), found)
+    gaps = frames.coverage(demo_db)
+    assert (gaps["finding"] == "config without AMD run").any()
+    pd.testing.assert_frame_equal(
+        frames._coverage(demo_db, None, None, None, None, None, None, 7.0, amd),
+        gaps[gaps["finding"] != "config without AMD run"].reset_index(drop=True))
+
+
 @pytest.mark.parametrize("framework,since,until", [
     (None, None, None), (None, "2026-11-20", None), ("vllm", "2026-11-01", "2026-11-15"),
     (["sglang", "vllm"], None, "2026-11-10"), ("nothing", None, None)])
