@@ -163,7 +163,7 @@ def ingest_time(url: str, junit: Path, run_id: str) -> float:
     the run) and the run is deleted again afterwards, so a kept store stays as built."""
     from sqlalchemy import text
 
-    from parity.db import streaks
+    from parity.db import store, streaks
     from parity.db.engine import make_engine
 
     night = junit.with_name(f"{run_id}.xml")
@@ -189,6 +189,10 @@ def ingest_time(url: str, junit: Path, run_id: str) -> float:
     # index by test alone): SQLite's `bulk_transaction`, PostgreSQL's replica role for the
     # transaction (a superuser's; without it they stay, and that is said)
     forget_tests(engine, f"tests.kernels_{run_id.replace('-', '_')}.%")
+    # and their rows gone for good on PostgreSQL, as autovacuum would have them (a server
+    # may run without it, as this project's machines do: each measurement left 130,000
+    # dead tests and results behind for the next run's views to step over)
+    store.tidy(engine)
     engine.dispose()
     return took
 

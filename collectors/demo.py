@@ -328,7 +328,7 @@ def build(engine: Engine, days: int = 60, end: date | None = None,
                  f"results ({rate:,.0f}/s)")
     with engine.begin() as conn:
         summary.runners = store.add_runner_snapshots(conn, _runners(writer, conn, end, days))
-    store.analyze(engine)
+    store.tidy(engine)
     return summary
 
 

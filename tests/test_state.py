@@ -415,14 +415,21 @@ def test_a_killed_demo_build_leaves_whole_nights_and_state_equal_to_a_rebuild(tm
 
 
 def test_a_demo_build_leaves_planner_statistics_on_postgresql(pg_engine):
-    """PostgreSQL plans the views' reads badly on tables it has never analysed; a bulk
-    build analyses them when it is done."""
+    """PostgreSQL plans the views' reads badly on tables it has never analysed, and reads
+    no index alone before a vacuum: a bulk build vacuums and analyses them when it is
+    done, whether autovacuum runs or not."""
     demo.build(pg_engine, days=1, end=date(2026, 11, 27), sizes=demo.plan(1, results=2_000))
     with pg_engine.connect() as conn:
         analysed = conn.execute(text(
             "SELECT last_analyze IS NOT NULL FROM pg_stat_user_tables "
             "WHERE relname = 'test_result'")).scalar()
+        # the results' months' partitions hold them (the parent holds none to vacuum)
+        vacuumed = conn.execute(text(
+            "SELECT relname, last_vacuum IS NOT NULL FROM pg_stat_user_tables "
+            "WHERE relname = 'test_case' OR relname LIKE 'test_result_p%' "
+            "ORDER BY relname")).all()
     assert analysed
+    assert len(vacuumed) >= 2 and all(done for _, done in vacuumed), vacuumed
 
 
 def test_a_writer_keeps_its_hardware_and_framework_rows_and_forgets_them_after_a_rollback(

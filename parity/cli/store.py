@@ -82,7 +82,7 @@ def cmd_db_rebuild_state(args) -> int:
         rows = store.name_series(conn)
     jobs = state.rebuild(eng, echo=print)  # after the series: the benchmark arrays carry them
     lanes = streaks.rebuild(eng)  # from the vectors
-    store.analyze(eng)
+    store.tidy(eng)
     print(f"rebuilt the outcome vectors of {jobs:,} jobs from their raw results, every "
           f"job's totals from its group counts, the series of {rows:,} benchmark rows and "
           f"the failure streaks of {lanes:,} lanes")
@@ -107,7 +107,7 @@ def cmd_db_prune(args) -> int:
               f"before {before:%Y-%m-%d %H:%M} UTC")
         return 0
     done = retention.prune(eng, before, echo=print)
-    store.analyze(eng)
+    store.tidy(eng)
     print(f"pruned {done.rows:,} plain passed results of {done.jobs:,} jobs of runs created "
           f"before {before:%Y-%m-%d %H:%M} UTC (their outcome vectors keep them)")
     return 0
