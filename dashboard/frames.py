@@ -583,14 +583,18 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 
 
+STALE_DAYS = 7.0  # coverage: a lane this many days behind its framework's newest run is stale
+
+
 def coverage(store: Store = None, *, framework=None, hardware=None, suite=None, since=None,
-             until=None, week=None, stale_days: float = 7.0) -> pd.DataFrame:
+             until=None, week=None, stale_days: float = STALE_DAYS) -> pd.DataFrame:
     """Coverage gaps: suites and benchmark configs NVIDIA runs with no AMD lane, AMD lanes that
     build but run no tests, AMD hardware without an accuracy gate, and stale lanes."""
     return _coverage(store, framework, hardware, suite, since, until, week, stale_days)
 
 
-def _coverage(store, framework, hardware, suite, since, until, week, stale_days,
+def _coverage(store, framework=None, hardware=None, suite=None, since=None, until=None,
+              week=None, stale_days: float = STALE_DAYS,
               amd: frozenset | None = None) -> pd.DataFrame:
     """`coverage`; `amd`: labels of every AMD hardware of the window (more do no harm),
     for a caller that wants no `config without AMD run` row (the alerts): only their
@@ -618,9 +622,7 @@ def _run_values(store, framework, when: Period, model=None, metric=None,
     if model or metric:
         return performance.run_values(_bench_values(store, framework, model, metric, when))
     engine = tables.open_store(store)
-    key = (tables.framework_key(framework),) + (() if hardware is None
-                                                else (tuple(sorted(hardware)),))
-    out = tables.shared("run_values", engine, key, when,
+    out = tables.shared("run_values", engine, tables.metric_key(framework, hardware), when,
                         lambda w: performance.run_values(tables.benchmarks(
                             engine, framework=_names(framework), when=w, hardware=hardware)))
     return out if len(out) else performance.run_values(out.iloc[0:0])  # its empty frame
@@ -1054,7 +1056,8 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     out = alert_rules.evaluate(
         rule_set, failures=failures,
         matrix=matrix if both else pd.DataFrame(),
-        coverage=_coverage(store, framework, hardware, None, since, until, week, 7.0, amd),
+        coverage=_coverage(store, framework, hardware, since=since, until=until, week=week,
+                           amd=amd),
         findings=found,
         fleet=fleet(store, hardware=hardware, since=since, until=until, week=week),
         groups=groups)

@@ -350,6 +350,15 @@ def framework_key(framework) -> tuple | None:
         sorted([framework] if isinstance(framework, str) else framework))
 
 
+def metric_key(framework, hardware: Iterable[str] | None = None) -> tuple:
+    """The filters a call's shared read of benchmark rows, and what is computed from them,
+    is kept under (`shared`): its frameworks and, when only some hardware's rows are read
+    (`benchmarks(hardware=...)`), their labels; a read of every row answers no read of some
+    hardware, nor the other way round."""
+    return (framework_key(framework),) + (() if hardware is None
+                                          else (tuple(sorted(hardware)),))
+
+
 def _covers(wide: Period | None, narrow: Period | None) -> bool:
     wide, narrow = wide or Period(), narrow or Period()
     return ((wide.start is None or (narrow.start is not None and narrow.start >= wide.start))
@@ -1207,8 +1216,8 @@ def benchmarks(engine: Engine, *, framework=None, when: Period | None = None,
         if latest and labels is not None:
             df = df[df["hardware"].isin(labels)]
         return df[df["value"].notna()].reset_index(drop=True)
-    filters = (framework_key(framework),) + (() if labels is None else (tuple(sorted(labels)),))
-    return read(when) if latest else shared("benchmarks", engine, filters, when, read)
+    return read(when) if latest else shared("benchmarks", engine,
+                                            metric_key(framework, labels), when, read)
 
 
 def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> pd.DataFrame:

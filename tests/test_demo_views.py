@@ -519,7 +519,7 @@ def test_benchmark_rows_of_some_hardware_are_the_full_reads_rows_on_it(demo_db):
     gaps = frames.coverage(demo_db)
     assert (gaps["finding"] == "config without AMD run").any()
     pd.testing.assert_frame_equal(
-        frames._coverage(demo_db, None, None, None, None, None, None, 7.0, amd),
+        frames._coverage(demo_db, amd=amd),
         gaps[gaps["finding"] != "config without AMD run"].reset_index(drop=True))
 
 
