@@ -30,9 +30,16 @@ def _config_text(text: str) -> str:
     return " ".join(parts)
 
 
+# what orders scores of one time (`history`): a run's attempts (a re-run, or a Buildkite
+# build's retried jobs) share the run's time, the later attempt is the later score, and
+# within one, the later job and the later row; whichever of these a frame has
+TIES = ("attempt", "job_pk", "accuracy_pk")
+
+
 def history(acc: pd.DataFrame) -> pd.DataFrame:
     """Every score with its cell keys, n (from stderr when not reported) and Wilson bounds,
-    oldest first."""
+    oldest first (scores of one time in the order `TIES` gives, the same on every store:
+    the latest score of a cell is the last)."""
     cols = CELL + ["vendor", "hardware", "value", "n", "lo", "hi", "threshold", "gate_passed",
                    "run_at", "commit", "job_url"]
     if acc.empty:
@@ -48,7 +55,8 @@ def history(acc: pd.DataFrame) -> pd.DataFrame:
     n = np.where(~np.isnan(n) & (n > 0), n, est)
     a["n"] = n
     a["lo"], a["hi"] = wilson_bounds(value * n, n)
-    return a.sort_values("run_at")[cols].reset_index(drop=True)
+    order = ["run_at"] + [c for c in TIES if c in a.columns]
+    return a.sort_values(order, kind="stable")[cols].reset_index(drop=True)
 
 
 def cells(history_: pd.DataFrame) -> pd.DataFrame:

@@ -1024,8 +1024,10 @@ _JOB_FIELDS = [Framework.name.label("framework"), Hardware.vendor, Hardware.sku,
                CiRun.url.label("run_url"), CiJob.url.label("job_url")]
 
 
-# the job fields an accuracy row is read with (`accuracy`): not its run's id or link
-_ACCURACY_JOB_FIELDS = tuple(c for c in _JOB_FIELDS if c.key not in ("run_pk", "run_url"))
+# the job fields an accuracy row is read with (`accuracy`): not its run's id or link, but
+# its run's attempt, which orders the scores of one run's attempts (`accuracy.history`)
+_ACCURACY_JOB_FIELDS = tuple(c for c in _JOB_FIELDS if c.key not in ("run_pk", "run_url")) \
+    + (CiRun.attempt,)
 
 
 def _of_jobs(stmt, job_pk=None):
@@ -1227,7 +1229,7 @@ def accuracy(engine: Engine, *, framework=None, when: Period | None = None) -> p
     for the 50M store's default lookback)."""
     m = AccuracyMetric
     cols = [m.model, m.task, m.metric, m.filter, m.value, m.stderr, m.n, m.is_group,
-            m.threshold, m.gate_passed, m.config, m.concurrency]
+            m.threshold, m.gate_passed, m.config, m.concurrency, m.id.label("accuracy_pk")]
     if not has_data(engine):
         return pd.DataFrame(columns=[c.key for c in cols])
 

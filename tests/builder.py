@@ -72,13 +72,13 @@ class Builder:
                               self._art("bench"))
 
     def accuracy(self, hw, scores: dict, *, n=1319, fw="vllm", run="r1", commit="c1", day=0,
-                 model="m", task="gsm8k"):
+                 model="m", task="gsm8k", attempt=1):
         """scores: {concurrency: value}."""
         recs = [AccuracyRecord(task=task, metric="exact_match", filter="strict-match",
                                value=v, model=model, n=n,
                                config={"precision": "fp8", "ep": 8, "concurrency": c},
                                record_no=i) for i, (c, v) in enumerate(scores.items())]
-        prov = self._prov(hw, fw, "accuracy", run, commit, day)
+        prov = self._prov(hw, fw, "accuracy", run, commit, day, attempt=attempt)
         with self.engine.begin() as conn:
             self.writer.write(conn, ParseResult(format="lm-eval", accuracy=recs), prov,
                               self._art("acc"))

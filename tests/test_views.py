@@ -254,6 +254,25 @@ def test_accuracy_cliff_and_ordinary_noise(sbuild):
     assert len(cliffs) == 1 and cliffs.iloc[0]["hardware"] == "mi355x"
 
 
+@pytest.mark.parametrize("order", [(1, 2), (2, 1)])
+def test_a_cells_latest_score_is_its_runs_last_attempt_whatever_was_ingested_first(
+        build, order):
+    """A re-run's attempts share their run's time: the later attempt's score is the cell's,
+    on every store and whichever attempt was ingested first (the scores were ordered by the
+    run's time alone, and a tie was left in the order the store returned the rows)."""
+    scores = {1: {8: 0.50}, 2: {8: 0.93}}
+    build.accuracy("b200", {8: 0.94})
+    for attempt in order:
+        build.accuracy("mi355x", scores[attempt], attempt=attempt)
+    df = frames.accuracy_parity(build.engine)
+    assert df["amd_value"].tolist() == [0.93] and not df["cliff"].any()
+    found = frames.regressions(build.engine)
+    assert found[found["status"] == "cliff"].empty
+    # a Buildkite build's retried job is its attempt 0, the job that retried it attempt 1
+    build.accuracy("mi355x", {8: 0.40}, attempt=0)
+    assert frames.accuracy_parity(build.engine)["amd_value"].tolist() == [0.93]
+
+
 def test_the_store_version_moves_with_every_write_and_with_no_read(build, tmp_path):
     """`tables.version` (what the app keys its cached views on) changes with each write to
     the store, whatever is written, and stays put while views only read it; a SQLite file
