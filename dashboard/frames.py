@@ -1004,8 +1004,8 @@ def compiler_pass_rate(store: Store = None, *, hardware=None, suite=None, since=
     names = _names(hardware)
     if names:
         out = out[out["hardware"].isin(names)]
-    if latest and not out.empty:
-        out = out.sort_values("run_at").groupby(
+    if latest and not out.empty:  # runs of one time (a re-run's attempts): the later stored
+        out = out.sort_values(["run_at", "run_pk"], kind="stable").groupby(
             ["framework", "vendor", "hardware"] + compiler_rules.CONFIG, dropna=False).tail(1)
     return out.sort_values(["suite", "compiler", "dtype", "mode", "vendor", "hardware"]) \
         .reset_index(drop=True)
