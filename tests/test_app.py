@@ -99,6 +99,32 @@ def test_tests_page_drills_down_to_one_tests_history(demo_store):
     assert any(FAILING in label for label in links)
 
 
+def test_performance_page_sends_one_configs_history_once_its_box_is_opened(demo_store):
+    """The performance page's per-config history is a drill-down: a first visit draws the
+    summary and the Pareto chart only; the box opened, or a link that names a config, shows
+    that config's history chart, and the config picked lands in the URL."""
+    from streamlit.testing.v1 import AppTest
+
+    from parity.dashboard import frames
+    from parity.dashboard.app import common
+
+    first = open_page("performance", notebook=False, framework="vllm")
+    assert not first.exception and len(first.get("vega_lite_chart")) == 2
+    assert "f_config" not in [s.key for s in first.selectbox]
+    configs = common.configs(frames.performance_parity(f"sqlite:///{demo_store}",
+                                                        framework="vllm"))
+    linked = open_page("performance", notebook=False, framework="vllm", config=configs[-1])
+    assert not linked.exception and len(linked.get("vega_lite_chart")) == 3
+    assert linked.selectbox(key="f_config").value == configs[-1]
+    at = AppTest.from_file(MAIN, default_timeout=120)
+    at.query_params["framework"] = "vllm"
+    at.session_state["history"] = True  # the box opened, as a visitor's click opens it
+    at.switch_page("views/performance.py")
+    at.run()
+    assert not at.exception and len(at.get("vega_lite_chart")) == 3
+    assert at.query_params["config"] == configs[0]
+
+
 def test_regressions_kinds_filter(demo_store):
     at = open_page("regressions", framework="vllm", kinds="performance")
     found = at.dataframe[0].value

@@ -17,17 +17,26 @@ st.dataframe(ratios.drop(columns=["match_key"], errors="ignore"), hide_index=Tru
 st.subheader("Throughput per GPU against interactivity")
 front = c.view("pareto", **calls["pareto"])
 c.chart("pareto", key="pareto_chart", **calls["pareto"])
-st.subheader("One config's history")
-if not ratios.empty:
+# one config's history, a drill-down: its box sends its picker and chart once opened (a
+# third Vega chart drawn with the page's first render cost it 0.3-0.6 s in Chromium); a
+# link that names a config opens it
+wanted = st.query_params.get("config", "")
+box = st.expander("One config's history", expanded=bool(wanted), key="history",
+                  on_change="rerun")
+if box.open and not ratios.empty:
     configs = c.configs(ratios)
-    wanted = st.query_params.get("config", "")
-    pick = st.selectbox("Config", configs, index=configs.index(wanted) if wanted in configs else 0,
-                        key="f_config")
-    if st.query_params.get("config") != pick:
+    pick = box.selectbox("Config", configs,
+                         index=configs.index(wanted) if wanted in configs else 0,
+                         key="f_config")
+    if wanted != pick:
         st.query_params["config"] = pick
     picked = c.history_call(ratios, pick, kw)
-    hist = c.view("performance_history", **picked)
-    c.chart("performance_history", key="history_chart", **picked)
+    with box:
+        c.chart("performance_history", key="history_chart", **picked)
+elif box.open:
+    box.caption("No config ran on both vendors in this window.")
+elif "config" in st.query_params:  # closed: the page shows no config
+    del st.query_params["config"]
 c.notebook(f"frames.performance_summary({c.kwargs_text(kw)})",
            f"ratios = frames.performance_parity({c.kwargs_text(kw)})",
            "charts.performance_parity(ratios)",
