@@ -1004,9 +1004,12 @@ def compiler_pass_rate(store: Store = None, *, hardware=None, suite=None, since=
     names = _names(hardware)
     if names:
         out = out[out["hardware"].isin(names)]
-    if latest and not out.empty:  # runs of one time (a re-run's attempts): the later stored
-        out = out.sort_values(["run_at", "run_pk"], kind="stable").groupby(
-            ["framework", "vendor", "hardware"] + compiler_rules.CONFIG, dropna=False).tail(1)
+    if latest and not out.empty:  # runs of one time (a re-run's attempts): the later attempt
+        attempt = out["run_pk"].map(dict(zip(jobs["run_pk"], jobs["attempt"])))
+        out = out.assign(_attempt=attempt).sort_values(
+            ["run_at", "_attempt", "run_pk"], kind="stable").groupby(
+            ["framework", "vendor", "hardware"] + compiler_rules.CONFIG, dropna=False).tail(1) \
+            .drop(columns="_attempt")
     return out.sort_values(["suite", "compiler", "dtype", "mode", "vendor", "hardware"]) \
         .reset_index(drop=True)
 

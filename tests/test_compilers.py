@@ -9,7 +9,7 @@ import pytest
 
 from parity.collectors.formats.inductor_csv import parse, status_outcome
 from parity.collectors.ingest import IngestOptions, ingest
-from parity.dashboard import charts, frames
+from parity.dashboard import charts, frames, tables
 from parity.dashboard.compilers import pass_rate
 
 ACC_HEADER = "dev,name,batch_size,accuracy,calls_captured,unique_graphs,graph_breaks,unique_graph_breaks"
@@ -89,3 +89,26 @@ def test_both_vendors_side_by_side_from_ingested_csvs(sqlite_engine, tmp_path):
     static = out[out["compiler"] == "inductor_with_cudagraphs"]
     assert static["pass_rate"].tolist() == [1.0, 1.0] and set(static["mode"]) == {"training"}
     assert "$schema" in charts.compiler_pass_rate(out).to_dict()
+
+
+@pytest.mark.parametrize("order", [(1, 2), (2, 1)])
+def test_a_configurations_latest_run_is_the_last_attempt_of_its_time(sqlite_engine, order):
+    """A re-run's attempts share their run's time: the latest pass rate is the later
+    attempt's, whichever was ingested first (the runs were ordered by their time alone, with
+    a sort that keeps no order among ties)."""
+    from tests.builder import Builder
+
+    b = Builder(sqlite_engine)
+    name = "inductor_dynamic_torchbench_amp_inference_cuda_accuracy.csv"
+    rates = {1: "fail_accuracy", 2: "pass"}  # attempt 1 failed every model, attempt 2 none
+    for attempt in order:
+        body = "\n".join([ACC_HEADER] + [f"cuda,m{i},8,{rates[attempt]},1,1,0,0"
+                                         for i in range(4)]) + "\n"
+        parsed = parse(body.encode(), source_name=name)
+        prov = b._prov("mi300x", "pytorch", "inductor", "r1", "c1", 0, attempt=attempt)
+        with sqlite_engine.begin() as conn:
+            b.writer.write(conn, parsed, prov, b._art(tables.INDUCTOR_FORMAT))
+    out = frames.compiler_pass_rate(sqlite_engine)
+    assert out["pass_rate"].tolist() == [1.0] and out["models"].tolist() == [4]
+    every = frames.compiler_pass_rate(sqlite_engine, latest=False)
+    assert sorted(every["pass_rate"].tolist()) == [0.0, 1.0]
