@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import (Boolean, Connection, Engine, and_, case, create_engine, func, inspect, or_,
-                        select, text)
+from sqlalchemy import (BigInteger, Boolean, Connection, Engine, and_, any_, bindparam, case,
+                        create_engine, func, inspect, or_, select, text)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.engine import make_url
 
 from parity.dashboard import garbage
@@ -83,6 +84,23 @@ def _marks_trust(engine: Engine) -> bool:
         found = _TRUST_COLUMN[key] = "untrusted" in cols
     return found
 CHUNK = 900  # ids per IN list: well under every backend's parameter limit
+
+
+def among(engine: Engine, column, ids: Sequence[int]):
+    """`column IN ids`. On PostgreSQL one array parameter (`= ANY`) instead: SQLAlchemy
+    renders, and the driver binds, an IN list's every id as a parameter of its own on every
+    read (the alerts' messages of 863 failing tests in 14 jobs: 17 -> 7 ms), where the
+    server needs one value."""
+    if engine.dialect.name == "postgresql":
+        return column == any_(bindparam(None, [int(i) for i in ids], type_=ARRAY(BigInteger)))
+    return column.in_(list(ids))
+
+
+def chunks(engine: Engine, ids: Sequence[int]) -> list[Sequence[int]]:
+    """`ids` in the parts one read's `among` takes: all at once on PostgreSQL (one array),
+    else IN lists of `CHUNK` ids."""
+    size = max(len(ids), 1) if engine.dialect.name == "postgresql" else CHUNK
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
 @lru_cache(maxsize=16)
@@ -666,12 +684,11 @@ def results(engine: Engine, job_pks: Iterable[int], parity_ids: Iterable[int] | 
     if not job_pks or tests == []:
         return pd.DataFrame(columns=RESULT_COLUMNS)
     frames = []
-    for i in range(0, len(job_pks), CHUNK):
-        stmt = by_jobs(engine, _result_rows(), job_pks[i:i + CHUNK])
+    for part in chunks(engine, job_pks):
+        stmt = by_jobs(engine, _result_rows(), part)
         if tests is not None:
-            for k in range(0, len(tests), CHUNK):
-                frames.append(_read_plain(engine, stmt.where(
-                    TestResult.test_pk.in_(tests[k:k + CHUNK]))))
+            frames += [_read_plain(engine, stmt.where(among(engine, TestResult.test_pk, some)))
+                       for some in chunks(engine, tests)]
         else:
             frames.append(_read_plain(engine, stmt))
     return _with_rebuilt(engine, frames, job_pks, tests)
@@ -716,11 +733,11 @@ def failure_messages(engine: Engine, job_pks: Iterable[int],
     if job_pks and (tests is None or tests):
         base = _notable_rows(select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
                                     TestResult.message))
-        for i in range(0, len(job_pks), CHUNK):
-            stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
-            for k in range(0, len(tests), CHUNK) if tests is not None else [None]:
-                frames.append(_read_plain(engine, stmt if k is None else stmt.where(
-                    TestResult.test_pk.in_(tests[k:k + CHUNK]))))
+        for part in chunks(engine, job_pks):
+            stmt = by_jobs(engine, base, part)
+            for some in chunks(engine, tests) if tests is not None else [None]:
+                frames.append(_read_plain(engine, stmt if some is None else stmt.where(
+                    among(engine, TestResult.test_pk, some))))
     rows = pd.concat([f for f in frames if not f.empty] or [pd.DataFrame(
         columns=["job_pk", "test_pk", "outcome", "message"])], ignore_index=True)
     rows = rows[rows["message"].notna()]
@@ -744,11 +761,11 @@ def by_jobs(engine: Engine, stmt, job_pks: Sequence[int]):
     """`stmt` (a read of test_result) limited to these jobs. On PostgreSQL it also names
     the days their results are stored under, so that the planner visits only those months'
     partitions, not every month's index."""
-    stmt = stmt.where(TestResult.job_pk.in_(list(job_pks)))
+    stmt = stmt.where(among(engine, TestResult.job_pk, job_pks))
     if engine.dialect.name != "postgresql":
         return stmt
     with connection(engine) as conn:
-        return stmt.where(TestResult.run_day.in_(run_days(conn, job_pks)))
+        return stmt.where(among(engine, TestResult.run_day, run_days(conn, job_pks)))
 
 
 def _with_parity_ids(engine: Engine, frames: list[pd.DataFrame], cols: list[str]) -> pd.DataFrame:
@@ -971,13 +988,13 @@ def messages(engine: Engine, job_pks: Iterable[int],
     base = select(TestResult.job_pk, TestResult.test_pk, TestResult.outcome,
                   TestResult.message).where(TestResult.message.is_not(None))
     frames = []
-    for i in range(0, len(job_pks), CHUNK):
-        stmt = by_jobs(engine, base, job_pks[i:i + CHUNK])
+    for part in chunks(engine, job_pks):
+        stmt = by_jobs(engine, base, part)
         if tests is None:
             frames.append(_read_plain(engine, stmt))
         else:
-            frames += [_read_plain(engine, stmt.where(TestResult.test_pk.in_(
-                tests[k:k + CHUNK]))) for k in range(0, len(tests), CHUNK)]
+            frames += [_read_plain(engine, stmt.where(among(engine, TestResult.test_pk, some)))
+                       for some in chunks(engine, tests)]
     return _with_parity_ids(engine, frames, cols)
 
 
