@@ -529,7 +529,8 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
     jobs = _jobs(store, framework, suite, history)
     # the columns the streaks and the messages read, of the AMD hardware's jobs (a cut of
     # every column of thousands of jobs copies each of their texts)
-    jobs = jobs.loc[jobs["hardware"].isin(set(matrix["amd_hardware"])), STREAK_JOB_COLUMNS]
+    # (the hardware's distinct labels: a set of the column iterates its thousands of texts)
+    jobs = jobs.loc[jobs["hardware"].isin(matrix["amd_hardware"].unique()), STREAK_JOB_COLUMNS]
     st = _streaks(store, jobs, matrix.rename(columns={"amd_hardware": "hardware"}),
                   messages=shown is None, culprits=shown is not None, ordered=False,
                   cutoff=cutoff)
@@ -1042,7 +1043,7 @@ def alerts(store: Store = None, *, rules=None, framework=None, hardware=None, si
     # read: no part below looks at another's series (coverage without its configs NVIDIA
     # alone runs, which no rule alerts on)
     lookback = _jobs(store, framework, None, _with_history(_recent(store, since, until, week)))
-    amd = frozenset(lookback.loc[lookback["vendor"] == "amd", "hardware"])
+    amd = frozenset(lookback.loc[lookback["vendor"] == "amd", "hardware"].unique())
     found = _regressions(store, framework, hardware, None, since, until, week, None,
                          MIN_EFFECT, ("performance", "accuracy"), amd_only=True, amd=amd)
     on_record = {test_id(t) for subject, ev in zip(tests["subject"], tests["evidence"])
@@ -1095,7 +1096,7 @@ def _explicit_passes(store, matrix: pd.DataFrame, quiet: pd.DataFrame, framework
     when = _with_history(asked) if asked.start else _recent(store, since, until, week,
                                                             HISTORY_DAYS)
     jobs = _jobs(store, framework, None, when)
-    jobs = jobs[jobs["hardware"].isin(set(ok["amd_hardware"]))]
+    jobs = jobs[jobs["hardware"].isin(ok["amd_hardware"].unique())]
     st = _streaks(store, jobs, ok.rename(columns={"amd_hardware": "hardware"}), messages=False)
     runs = {(fw, hw, key): int(n) for fw, hw, key, n in zip(
         st["framework"], st["hardware"], st["parity_key"], st["passing"])}
