@@ -10,6 +10,8 @@ import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from sqlalchemy import text
 
@@ -367,6 +369,67 @@ def _failing(test: str, streak=2, rule="amd_only_failure") -> dict:
                           datetime(2026, 11, 20 + streak),
                           {"streak": streak, "runs": 9, "reference": "h100",
                            "last_message": "boom"})
+
+
+def test_evaluate_fires_each_rule_on_amd_once_per_subject_in_priority_order():
+    """`evaluate` on small frames of each kind: every rule fires on AMD's rows alone, a
+    subject found twice alerts once, and the alerts come by priority, then rule, framework,
+    hardware and subject, a missing framework last."""
+    rules = {"amd_only_failure": {"priority": "P2", "min_streak": 2},
+             "both_vendors_failing": {"priority": "P3"}, "no_tests": {"priority": "P2"},
+             "perf_regression": {"priority": "P1", "min_effect": 0.05},
+             "accuracy_cliff": {"priority": "P1"}, "runners_offline": {"priority": "P1"},
+             "queue_p90": {"priority": "P3", "minutes": 60}}
+    t = pd.Timestamp("2026-11-01")
+    failures = pd.DataFrame({
+        "framework": ["vllm", "vllm", "sglang"], "amd_hardware": ["MI300X"] * 3,
+        "nvidia_hardware": ["H100"] * 3,
+        "parity_key": ["tests/a.py::test_x", "tests/b.py::test_y", "tests/c.py::test_z"],
+        "streak": [3, 1, 2], "first_failing": [t] * 3, "runs": [5] * 3,
+        "last_message": ["boom", None, "bang"]})
+    matrix = pd.DataFrame({"framework": ["vllm", "vllm"], "amd_hardware": ["MI300X"] * 2,
+                           "nvidia_hardware": ["H100"] * 2,
+                           "parity_key": ["tests/d.py::test_w", "tests/a.py::test_x"],
+                           "quadrant": ["both fail", "amd-only fail"]})
+    coverage = pd.DataFrame({"framework": ["vllm"], "hardware": ["MI355X"],
+                             "suite": ["kernels"], "finding": ["builds but runs no tests"],
+                             "detail": [""], "last_run": [t]})
+    findings = pd.DataFrame({
+        "vendor": ["amd", "amd", "nvidia", "amd", "amd", "amd"],
+        "kind": ["performance", "performance", "performance", "accuracy", "performance",
+                 "accuracy"],
+        "status": ["regression", "regression", "regression", "cliff", "regression", "drop"],
+        "size": [-0.2, -0.01, -0.3, np.nan, -0.2, np.nan],
+        "framework": ["vllm", "vllm", "vllm", "vllm", "vllm", np.nan],
+        "hardware": ["MI300X"] * 6,
+        "subject": ["llama tput", "small", "nvidia's", "gsm8k", "llama tput", "mmlu"],
+        "when": [t] * 6, "before": [1.0] * 6, "after": [0.8] * 6, "commit": ["abc"] * 6,
+        "url": [""] * 6, "detail": [""] * 6})
+    fleet = pd.DataFrame({"vendor": ["amd", "amd", "nvidia"],
+                          "hardware": ["MI300X", "MI355X", "H100"], "runners": [4, 2, 3],
+                          "online": [0, 2, 0], "offline": [4, 0, 3],
+                          "queue_p90_min": [10.0, 90.0, 500.0], "last_seen": [t] * 3})
+    out = rules_mod.evaluate(rules, failures=failures, matrix=matrix, coverage=coverage,
+                             findings=findings, fleet=fleet)
+    # a missing framework as None, to compare
+    got = [(r.priority, r.rule, r.framework if isinstance(r.framework, str) else None,
+            r.hardware, r.subject) for r in out.itertuples()]
+    assert got == [
+        ("P1", "accuracy_cliff", "vllm", "MI300X", "gsm8k"),
+        ("P1", "accuracy_cliff", None, "MI300X", "mmlu"),
+        ("P1", "perf_regression", "vllm", "MI300X", "llama tput"),
+        ("P1", "runners_offline", "", "MI300X", "runner pool"),
+        ("P2", "amd_only_failure", "sglang", "MI300X", "tests/c.py::test_z"),
+        ("P2", "amd_only_failure", "vllm", "MI300X", "tests/a.py::test_x"),
+        ("P2", "no_tests", "vllm", "MI355X", "kernels"),
+        ("P3", "both_vendors_failing", "vllm", "MI300X", "tests/d.py::test_w"),
+        ("P3", "queue_p90", "", "MI355X", "queue time")]
+    assert out["fingerprint"].is_unique
+    alone = out[out["subject"] == "tests/a.py::test_x"].iloc[0]
+    assert json.loads(alone["evidence"]) == {"last_message": "boom", "reference": "H100",
+                                             "runs": 5, "streak": 3}
+    offline = out[out["rule"] == "runners_offline"].iloc[0]
+    assert json.loads(offline["evidence"]) == {"offline": 4, "runners": 4}
 
 
 def test_more_than_four_tests_of_one_file_share_one_alert():
