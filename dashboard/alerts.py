@@ -124,7 +124,7 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
                              {"finding": c.finding, "detail": c.detail}))
     # the findings and the pools are a few rows each: filtered as Python values (a pandas
     # filter of a few rows costs about half a millisecond, and these were ten of them)
-    amd = [f for f in _records(findings) if f["vendor"] == "amd"]
+    amd = [f for f in findings.to_dict("records") if f["vendor"] == "amd"]
     if "perf_regression" in rules:
         effect = float(rules["perf_regression"].get("min_effect", 0.0))
         for f in amd:
@@ -140,7 +140,7 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
                 rows.append(_row("accuracy_cliff", rules, f["framework"], f["hardware"],
                                  f["subject"], f["when"],
                                  {"status": f["status"], "detail": f["detail"]}, f["url"]))
-    pools = [p for p in _records(fleet) if p["vendor"] == "amd"]
+    pools = [p for p in fleet.to_dict("records") if p["vendor"] == "amd"]
     if "runners_offline" in rules:
         for p in pools:
             if p["runners"] > 0 and p["online"] == 0:
@@ -163,11 +163,6 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
     return pd.DataFrame(sorted(first.values(), key=lambda r: (
         rank.get(r["priority"], len(rank)),
         *(_text(r[c]) for c in ("rule", "framework", "hardware", "subject")))), columns=COLUMNS)
-
-
-def _records(df: pd.DataFrame) -> list[dict]:
-    """A frame's rows as dicts of the values its columns list."""
-    return [dict(zip(df.columns, values)) for values in zip(*(df[c].tolist() for c in df))]
 
 
 def _text(value) -> tuple[int, str]:
