@@ -10,6 +10,7 @@ import pytest
 from nbclient import NotebookClient
 
 from parity.dashboard import charts, frames, outcomes, tables
+from tests.comparison import assert_same_frame
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -549,7 +550,7 @@ def test_benchmark_rows_read_in_parts_equal_one_joined_read(demo_db, framework, 
         return
     assert len(got) > 100 and got["config"].nunique() > 1
     # labelled once a job, as `_metric_frame` labels a joined read's rows
-    pd.testing.assert_frame_equal(got, tables._labelled(expected))
+    assert_same_frame(got, tables._labelled(expected))
 
 
 @pytest.mark.parametrize("framework,since,until", [
@@ -579,8 +580,8 @@ def test_accuracy_rows_read_in_parts_equal_one_joined_read(demo_db, framework, s
         return
     assert len(got) > 50 and got["gate_passed"].nunique() == 2
     order = ["job_pk", "model", "task", "metric", "filter", "concurrency", "value"]
-    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
-                                  expected.sort_values(order, ignore_index=True))
+    assert_same_frame(got.sort_values(order, ignore_index=True),
+                      expected.sort_values(order, ignore_index=True))
 
 
 def test_last_failure_messages_read_by_job_or_by_test_are_the_same(demo_db):

@@ -14,6 +14,7 @@ from parity.dashboard.intervals import wilson
 from parity.dashboard.period import Period
 from parity.db.engine import make_engine
 from tests.builder import DAY0, Builder
+from tests.comparison import assert_same_frame
 
 
 @pytest.fixture
@@ -578,14 +579,14 @@ def test_accuracy_rows_keep_the_joined_reads_types_with_and_without_a_gate(build
                                job_fields=tables._ACCURACY_JOB_FIELDS)
     assert sorted(map(str, got["gate_passed"])) == ["False", "None", "None", "True"]
     order = ["job_pk", "value"]
-    pd.testing.assert_frame_equal(got.sort_values(order, ignore_index=True),
-                                  expected.sort_values(order, ignore_index=True))
+    assert_same_frame(got.sort_values(order, ignore_index=True),
+                      expected.sort_values(order, ignore_index=True))
     with tables.one_read():  # the rows by the ids of the call's jobs, and their fields
         tables.jobs(build.engine)
         held = tables._metric_frame(build.engine, m, cols, None, None,
                                     job_fields=tables._ACCURACY_JOB_FIELDS)
-    pd.testing.assert_frame_equal(held.sort_values(order, ignore_index=True),
-                                  expected.sort_values(order, ignore_index=True))
+    assert_same_frame(held.sort_values(order, ignore_index=True),
+                      expected.sort_values(order, ignore_index=True))
 
 
 def test_filters(sbuild):
