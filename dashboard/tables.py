@@ -10,11 +10,11 @@ import json
 import os
 import threading
 import warnings
+from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterable, Iterator, Sequence
 
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -103,13 +103,31 @@ def chunks(engine: Engine, ids: Sequence[int]) -> list[Sequence[int]]:
     return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
-@lru_cache(maxsize=16)
+ENGINES_KEPT = 16  # read-only engines kept open, the most recently asked for
+_ENGINES: OrderedDict[str, Engine] = OrderedDict()
+_ENGINES_LOCK = threading.Lock()
+
+
 def _read_only_engine(url: str) -> Engine:
-    sa_url = make_url(url)
-    if sa_url.get_backend_name() == "sqlite" and (
-            not sa_url.database or not Path(sa_url.database).exists()):
-        return create_engine("sqlite://")  # no store yet: an empty one, views return empty
-    return make_engine(url, read_only=True)
+    """The cached read-only engine of a URL. The one asked for least recently goes when
+    more than `ENGINES_KEPT` are open, disposed: its pooled connections are closed then,
+    not left to the garbage collector (a notebook that opens many stores, the tests'
+    scratch databases); a connection checked out from it is closed when it returns."""
+    with _ENGINES_LOCK:
+        engine = _ENGINES.get(url)
+        if engine is not None:
+            _ENGINES.move_to_end(url)
+            return engine
+        sa_url = make_url(url)
+        if sa_url.get_backend_name() == "sqlite" and (
+                not sa_url.database or not Path(sa_url.database).exists()):
+            engine = create_engine("sqlite://")  # no store yet: an empty one, views return empty
+        else:
+            engine = make_engine(url, read_only=True)
+        _ENGINES[url] = engine
+        while len(_ENGINES) > ENGINES_KEPT:
+            _ENGINES.popitem(last=False)[1].dispose()
+        return engine
 
 
 def open_store(store: Store = None) -> Engine:
@@ -253,15 +271,36 @@ def _read(engine: Engine, stmt) -> pd.DataFrame:
         return pd.read_sql(stmt, conn)
 
 
-def _read_plain(engine: Engine, stmt) -> pd.DataFrame:
+def _read_plain(engine: Engine, stmt, *, python_texts: bool = False) -> pd.DataFrame:
     """Like `_read` for statements whose columns are plain numbers and text (no dates or
     booleans to convert): rows straight from the driver's cursor, several times faster than
-    SQLAlchemy's per-row result processing on the large result reads."""
+    SQLAlchemy's per-row result processing on the large result reads. `python_texts`: see
+    `_frame`."""
     columns, rows = _fetch(engine, stmt)
-    return pd.DataFrame.from_records(rows, columns=columns)
+    return _frame(rows, columns, python_texts)
 
 
-def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.DataFrame:
+_TEXTS_LOCK = threading.Lock()
+
+
+def _frame(rows: list[tuple], columns: list[str], python_texts: bool = False) -> pd.DataFrame:
+    """The frame of these rows. `python_texts`: its texts held as Python strings (pandas'
+    "python" string storage), not Arrow's, for the jobs read. A composite view cuts that
+    frame and takes its columns hundreds of times a call, and a take of an Arrow column
+    costs tens of microseconds where NumPy's of a few thousand objects costs a few
+    (`versus.py` on the 50M store: alerts 0.280 -> 0.269 s, headline 0.268 -> 0.251 s,
+    every view the same or faster); converting the texts afterwards cost more than that.
+    pandas' option is the process's: the lock keeps two frames from interleaving its
+    setting and restoring it (the app's sessions run views in threads), and nothing but
+    the frame is made under it (no read waits there)."""
+    if not python_texts:
+        return pd.DataFrame.from_records(rows, columns=columns)
+    with _TEXTS_LOCK, pd.option_context("mode.string_storage", "python"):
+        return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int], *,
+                 python_texts: bool = False) -> pd.DataFrame:
     """`_read_plain` of `stmt` (a SELECT without WHERE or parameters) for the rows whose
     `column` is one of `ids`: compiled once and sent as `state.rows_by_key` sends it (one
     array on PostgreSQL), not compiled again for each IN list of ids (the 50M store's
@@ -270,8 +309,8 @@ def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int]) -> pd.Da
         rows = state.rows_by_key(conn, str(stmt.compile(dialect=conn.dialect)), column,
                                  sorted(int(i) for i in ids))
     # as plain tuples: pandas takes SQLAlchemy's rows one value at a time (4 ms for 675)
-    return pd.DataFrame.from_records([tuple(r) for r in rows],
-                                     columns=[c.key for c in stmt.selected_columns])
+    return _frame([tuple(r) for r in rows], [c.key for c in stmt.selected_columns],
+                  python_texts)
 
 
 def _fetch(engine: Engine, stmt) -> tuple[list[str], list[tuple]]:
@@ -543,25 +582,19 @@ def _jobs(engine: Engine, *, framework=None, when: Period | None = None,
         stmt, runs = (s.where(CiRun.repository == repository) for s in (stmt, runs))
     if job_pks is not None:
         stmt = stmt.where(CiJob.id.in_(job_pks))
-    # texts as Python strings (pandas' "python" string storage), not Arrow's: a composite
-    # view cuts this frame and takes its columns hundreds of times a call, and a take of
-    # an Arrow column costs tens of microseconds where NumPy's of a few thousand objects
-    # costs a few (`versus.py` on the 50M store: alerts 0.280 -> 0.269 s, headline 0.268
-    # -> 0.251 s, every view the same or faster)
-    with pd.option_context("mode.string_storage", "python"):
-        df = _read_plain(engine, stmt)
-        if job_pks is not None:
-            runs = runs.where(CiRun.id.in_(sorted(set(df["run_pk"].tolist()))))
-        runs = _read_plain(engine, runs)
-        hardware = _read_plain(engine, select(
-            Hardware.id.label("hardware_id"), Hardware.vendor, Hardware.sku, Hardware.arch,
-            Hardware.raw_name, Hardware.gpu_count))
-        names = _read_plain(engine, select(Framework.id.label("framework_id"),
-                                           Framework.name.label("framework")))
     # in job order, sorted here: an ORDER BY in SQL makes SQLite walk every job of the
     # history in id order instead of the window's runs by their time index (50M store's
     # 63 days: 78 -> 28 ms, and growing with the history)
+    df = _read_plain(engine, stmt, python_texts=True)
     df = df.sort_values("job_pk", kind="stable", ignore_index=True)
+    if job_pks is not None:
+        runs = runs.where(CiRun.id.in_(sorted(set(df["run_pk"].tolist()))))
+    runs = _read_plain(engine, runs, python_texts=True)
+    hardware = _read_plain(engine, select(
+        Hardware.id.label("hardware_id"), Hardware.vendor, Hardware.sku, Hardware.arch,
+        Hardware.raw_name, Hardware.gpu_count), python_texts=True)
+    names = _read_plain(engine, select(Framework.id.label("framework_id"),
+                                       Framework.name.label("framework")), python_texts=True)
     runs["run_at"] = _times(runs["run_at"])  # parsed once a run, not once a job
     # labelled once a hardware, not once a job (`_hardware_label`)
     hardware = hardware.assign(hardware=_hardware_label(hardware))
@@ -1120,9 +1153,9 @@ def _by_job(rows: pd.DataFrame, engine: Engine, fields, out: dict) -> pd.DataFra
         for c in [f.key for f in fields if f.key not in _HARDWARE_PARTS] + ["hardware"]:
             out[c] = held[c].array.take(at)
         return pd.DataFrame(out)
-    with pd.option_context("mode.string_storage", "python"):  # texts as `_jobs` holds them
-        jobs = _labelled(_read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *fields)),
-                                      f"{CiJob.__tablename__}.id", np.unique(job_pk).tolist()))
+    jobs = _labelled(_read_by_ids(engine, _of_jobs(select(CiJob.id.label("_job"), *fields)),
+                                  f"{CiJob.__tablename__}.id", np.unique(job_pk).tolist(),
+                                  python_texts=True))  # texts as `_jobs` holds them
     at = pd.Index(jobs["_job"]).get_indexer(job_pk)
     for c in jobs.columns.drop("_job"):
         out[c] = jobs[c].array.take(at)

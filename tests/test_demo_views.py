@@ -397,8 +397,8 @@ def test_metric_rows_take_their_jobs_from_the_calls_jobs_read(demo_db, monkeypat
     assert all(len(d) for d in direct.values())
     by_id = []
     read_by_ids = tables._read_by_ids
-    monkeypatch.setattr(tables, "_read_by_ids", lambda engine, stmt, column, ids: (
-        by_id.append(column), read_by_ids(engine, stmt, column, ids))[1])
+    monkeypatch.setattr(tables, "_read_by_ids", lambda engine, stmt, column, ids, **kw: (
+        by_id.append(column), read_by_ids(engine, stmt, column, ids, **kw))[1])
     shared = {}
     for fw, w in asks:
         with tables.one_read():

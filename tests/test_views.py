@@ -479,6 +479,31 @@ def test_every_view_on_an_empty_or_missing_store(view, tmp_path, sqlite_engine):
     assert getattr(frames, view)(sqlite_engine).empty
 
 
+def test_the_dashboard_keeps_a_few_read_only_engines_and_disposes_the_others(tmp_path):
+    """A store opened by its path has one read-only engine, kept for the next view; past
+    `ENGINES_KEPT` the one asked for least recently is disposed, its pooled connections
+    closed then rather than by the garbage collector (which warned of each, and the test
+    it happened to run in failed on the warning)."""
+    import sqlite3
+
+    paths = [tmp_path / f"store{i}.db" for i in range(tables.ENGINES_KEPT + 1)]
+    for path in paths:
+        with sqlite3.connect(path) as made:
+            made.execute("CREATE TABLE t (x INTEGER)")
+        made.close()
+    first = tables.open_store(paths[0])
+    assert tables.open_store(str(paths[0])) is first
+    with first.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
+    pool = first.pool
+    assert pool.checkedin() == 1
+    for path in paths[1:]:
+        tables.open_store(path)
+    assert first.pool is not pool and pool.checkedin() == 0  # disposed: closed
+    assert tables.open_store(paths[-1]) is tables.open_store(paths[-1])
+    assert tables.open_store(paths[0]) is not first  # asked for again: opened again
+
+
 def test_test_history_on_an_empty_or_missing_store(tmp_path, sqlite_engine):
     for store in (tmp_path / "nothing-here.db", sqlite_engine):
         history = frames.test_history(store, parity_key="tests.kernels::a")
@@ -501,6 +526,34 @@ def test_jobs_of_an_empty_window_are_typed_as_a_full_one(build):
         assert str(empty[c].dtype) == str(full[c].dtype) == "datetime64[us]", c
 
 
+def test_jobs_texts_are_python_strings_and_pandas_option_is_left_as_it_was(build):
+    """The jobs read holds its texts as Python strings (a composite view cuts that frame
+    hundreds of times a call) without leaving pandas' process-wide option changed, also
+    when the app's sessions read jobs in several threads at once; frames made outside it
+    keep pandas' default."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    build.tests("h100", dict(a="passed"))
+    build.tests("mi300x", dict(a="failed"), run="r2")
+    before = pd.get_option("mode.string_storage")
+    jobs = tables.jobs(build.engine)
+    assert all(jobs[c].dtype == pd.StringDtype("python", na_value=np.nan)
+               for c in ("hardware", "vendor", "framework", "run_id", "job_name", "suite"))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often: without the lock, the option is left
+    try:  # changed nearly every time
+        with ThreadPoolExecutor(8) as pool:
+            frames_ = list(pool.map(lambda _: tables.jobs(build.engine), range(64)))
+    finally:
+        sys.setswitchinterval(switch)
+    after = pd.get_option("mode.string_storage")
+    pd.set_option("mode.string_storage", before)  # the tests after this one keep pandas' own
+    assert after == before
+    assert all(f.equals(jobs) for f in frames_)
+    assert pd.Series(["x"]).dtype == pd.StringDtype(na_value=np.nan)
+
+
 def test_jobs_of_a_run_replaced_during_the_read_are_left_out(build, monkeypatch):
     """The jobs' read reads the jobs, then their runs' fields. A run deleted in between (a
     Buildkite build dropped to be stored again with the jobs it gained) takes its jobs out
@@ -513,11 +566,11 @@ def test_jobs_of_a_run_replaced_during_the_read_are_left_out(build, monkeypatch)
     build.tests("mi300x", dict(a="failed"), run="r2")
     read = tables._read_plain
 
-    def racing(engine, stmt):
+    def racing(engine, stmt, **kwargs):
         if "ci_run.repository" in str(stmt) and "ci_job" not in str(stmt):  # the runs' read
             with build.engine.begin() as conn:
                 conn.execute(delete(CiRun).where(CiRun.run_id == "r2"))
-        return read(engine, stmt)
+        return read(engine, stmt, **kwargs)
     monkeypatch.setattr(tables, "_read_plain", racing)
     got = tables.jobs(build.engine)
     assert got["hardware"].tolist() == ["h100"]
