@@ -292,7 +292,8 @@ def _frame(rows: list[tuple], columns: list[str], python_texts: bool = False) ->
     every view the same or faster); converting the texts afterwards cost more than that.
     pandas' option is the process's: the lock keeps two frames from interleaving its
     setting and restoring it (the app's sessions run views in threads), and nothing but
-    the frame is made under it (no read waits there)."""
+    the frame is made under it (no read waits there). A frame another thread makes in
+    that moment may hold Python strings too: the same values and dtype."""
     if not python_texts:
         return pd.DataFrame.from_records(rows, columns=columns)
     with _TEXTS_LOCK, pd.option_context("mode.string_storage", "python"):
