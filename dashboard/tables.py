@@ -1419,18 +1419,23 @@ def inductor_accuracy(engine: Engine, job_pks: Iterable[int]) -> pd.DataFrame:
     """The TorchInductor accuracy rows of these jobs: the model, its outcome and its status
     (the test's message; a plain `pass` has none). Only the rows of the benchmark CSVs:
     PyTorch's own unit tests of the compiler have classes named `inductor.…` too, and a
-    job's unit-test rows are not read at all."""
+    job's unit-test rows are not read at all. The CSVs' artifacts are found first and their
+    rows read by artifact: joined in one read, SQLite went through every result of the jobs
+    to find the artifact of each (14 nights of PyTorch lanes of 250,000 tests: 1.7 s for no
+    CSV at all)."""
     wanted = sorted({int(j) for j in job_pks})
     frames = [pd.DataFrame(columns=INDUCTOR_COLUMNS)]
+    csvs: list[tuple[int, int]] = []  # (job, artifact) of each CSV
     for i in range(0, len(wanted), CHUNK):
+        csvs += _fetch(engine, select(Artifact.job_pk, Artifact.id).where(
+            Artifact.job_pk.in_(wanted[i:i + CHUNK]), Artifact.format == INDUCTOR_FORMAT))[1]
+    for i in range(0, len(csvs), CHUNK):
+        part = csvs[i:i + CHUNK]
         stmt = (select(TestResult.job_pk, TestCase.classname, TestCase.name.label("model"),
                        TestResult.outcome, TestResult.message.label("status"))
-                .select_from(Artifact)
-                .join(TestResult, and_(TestResult.job_pk == Artifact.job_pk,
-                                       TestResult.artifact_pk == Artifact.id))
                 .join(TestCase, TestCase.id == TestResult.test_pk)
-                .where(Artifact.job_pk.in_(wanted[i:i + CHUNK]),
-                       Artifact.format == INDUCTOR_FORMAT,
+                .where(TestResult.job_pk.in_(sorted({j for j, _ in part})),
+                       TestResult.artifact_pk.in_(sorted({a for _, a in part})),
                        TestCase.classname.like("inductor.%")))
         frames.append(_read_plain(engine, stmt))
     out = pd.concat([f for f in frames if not f.empty] or frames[:1], ignore_index=True)
