@@ -916,9 +916,15 @@ def aliases(engine: Engine) -> dict[int, int]:
 
 
 def alias_map(engine: Engine) -> vec.Aliases:
-    """`aliases` as the sorted arrays vectorised lookups take (`vec.Aliases`), made once per
+    """`aliases` as the sorted arrays vectorised lookups take (`vec.Aliases`), read once per
     view call (`one_read`): a composite maps test ids to parity ids in several of its reads."""
-    return _once(("alias map",), engine, lambda: vec.Aliases(aliases(engine)))
+    if not has_data(engine):
+        return vec.Aliases({})
+
+    def read() -> vec.Aliases:
+        with connection(engine) as conn:
+            return vec.Aliases.from_rows(state.alias_rows(conn))
+    return _once(("alias map",), engine, read)
 
 
 def job_vectors(engine: Engine, job_pks: Iterable[int], fields=vec.CODES) -> dict:

@@ -68,20 +68,30 @@ def rows_by_key(conn: Connection, sql: str, key: str, values: list[int]) -> list
 
 def aliases(conn: Connection) -> dict[int, int]:
     """Test id -> parity id for the tests whose parity key differs from their key."""
+    return {int(i): int(p) for i, p in alias_rows(conn)}
+
+
+def alias_rows(conn: Connection) -> list[tuple[int, int]]:
+    """The (test id, parity id) rows of `aliases`, as the driver's cursor gives them: the
+    views look them up as arrays (`Aliases.from_rows`), and a dict of them made a Python
+    int of every id first."""
     read = f"SELECT id, parity_id FROM {TestCase.__tablename__}"
-    if conn.dialect.name == "sqlite":
-        # SQLite walks the whole parity-id index rather than the partial one that holds the
-        # few (171,000 tests, 3,000 aliases: 20 -> 8 ms); SQLAlchemy renders no SQLite hint
-        return {int(i): int(p) for i, p in conn.exec_driver_sql(
-            f"{read} INDEXED BY ix_test_case_alias WHERE {ALIAS}")}
-    if conn.dialect.name != "postgresql":
-        return {int(i): int(p) for i, p in conn.exec_driver_sql(f"{read} WHERE {ALIAS}")}
-    # PostgreSQL's planner takes `parity_id <> id` for most rows and scans every test,
-    # where the partial index holds the few (`store.by_index`). Through the driver's cursor:
-    # SQLAlchemy's statements and rows were half of it (5.1 -> 3.1 ms on the 17M store)
-    with store.by_index(conn), store.dbapi_cursor(conn) as (cursor, _):
-        cursor.execute(f"{read} WHERE {ALIAS}")
-        return {int(i): int(p) for i, p in cursor.fetchall()}
+    if conn.dialect.name == "postgresql":
+        # PostgreSQL's planner takes `parity_id <> id` for most rows and scans every test,
+        # where the partial index holds the few (`store.by_index`). Through the driver's
+        # cursor: SQLAlchemy's statements and rows were half of it (5.1 -> 3.1 ms on the
+        # 17M store)
+        with store.by_index(conn), store.dbapi_cursor(conn) as (cursor, _):
+            cursor.execute(f"{read} WHERE {ALIAS}")
+            return cursor.fetchall()
+    # SQLite walks the whole parity-id index rather than the partial one that holds the few
+    # (171,000 tests, 3,000 aliases: 20 -> 8 ms); SQLAlchemy renders no SQLite hint
+    hint = " INDEXED BY ix_test_case_alias" if conn.dialect.name == "sqlite" else ""
+    result = conn.exec_driver_sql(f"{read}{hint} WHERE {ALIAS}")
+    try:
+        return result.cursor.fetchall()
+    finally:
+        result.close()
 
 
 def _write(conn: Connection, job_pk: int, vector: Vector) -> None:
