@@ -112,3 +112,31 @@ def test_a_configurations_latest_run_is_the_last_attempt_of_its_time(sqlite_engi
     assert out["pass_rate"].tolist() == [1.0] and out["models"].tolist() == [4]
     every = frames.compiler_pass_rate(sqlite_engine, latest=False)
     assert sorted(every["pass_rate"].tolist()) == [0.0, 1.0]
+
+
+def test_only_the_csvs_rows_are_read_not_the_jobs_unit_tests(engine, tmp_path):
+    """A PyTorch job's unit-test results are never read for the pass rate: its CSVs'
+    artifacts are found first and only their rows read (a joined read had SQLite go
+    through every result of the window's PyTorch jobs, hundreds of thousands a lane, to
+    find each row's artifact). A job with no CSV reads no result at all."""
+    from sqlalchemy import event
+
+    unit = tmp_path / "test-reports.xml"
+    unit.write_text('<testsuite>' + "".join(
+        f'<testcase classname="inductor.test_torchinductor.GPUTests" name="test_{i}"/>'
+        for i in range(50)) + '</testsuite>')
+    ingest(engine, [unit], IngestOptions(framework="pytorch", hardware="mi300x",
+                                         repo="pytorch/pytorch", run_id="7"))
+    statements: list[str] = []
+    event.listen(engine, "before_cursor_execute",
+                 lambda conn, cursor, sql, *rest: statements.append(sql))
+    assert frames.compiler_pass_rate(engine).empty
+    assert statements and not any("test_result" in s for s in statements), statements
+    ingest(engine, _csvs(tmp_path / "csv", AMD_ACC, AMD_PERF),
+           IngestOptions(framework="pytorch", hardware="mi300x", repo="pytorch/pytorch",
+                         run_id="8"))
+    statements.clear()
+    out = frames.compiler_pass_rate(engine)
+    assert out[["models", "passed"]].values.tolist() == [[8, 5]]
+    read = [s for s in statements if "test_result" in s]
+    assert read and all("artifact_pk" in s for s in read), read
