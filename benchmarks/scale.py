@@ -21,6 +21,11 @@ and range over every process, for a run on a shared machine whose speed moves.
 
 With PARITY_TEST_PG_URL set and `--pg`, the same stores are also built on PostgreSQL
 (databases parity_scale_<size> on that server) and measured there.
+
+`--pytorch-tests N` builds and measures stores whose PyTorch lanes run N tests a night
+instead of the year profile's 6,000 (PyTorch's ROCm lanes run hundreds of thousands per
+commit; a 50M history of lanes that size does not fit beside the others), named with it
+(`scale-12M-pytorch-250k.db`): the latest-run views' cost follows a lane's tests.
 """
 from __future__ import annotations
 
@@ -64,17 +69,20 @@ def label(n: int) -> str:
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1_000}k"
 
 
-def nights_for(results: int) -> tuple[int, dict]:
+def nights_for(results: int, pytorch: int | None = None) -> tuple[int, dict]:
+    """Nights and tests per (framework, suite) of a store of about `results` results:
+    real-size lanes (`parity demo --size year`), PyTorch's with `pytorch` tests each."""
     from parity.collectors import demo
 
-    sizes = demo.plan(1, profile="year")
+    sizes = demo.plan(1, profile="year") if pytorch is None else \
+        demo.suite_sizes({**demo.PROFILES["year"], "pytorch": pytorch})
     per_night = demo.results_per_night(sizes)
     if results < per_night:  # smaller than one real night (the CI run): one smaller night
         return 1, demo.plan(1, results=results)
     return math.ceil(results / per_night), sizes
 
 
-def build(url: str, results: int) -> None:
+def build(url: str, results: int, pytorch: int | None = None) -> None:
     """The store at `url`, built unless it already holds results (`--keep` reuses it, at
     the current schema and, on PostgreSQL, vacuumed: a store kept from before `store.tidy`
     vacuumed was analysed only, and on a server without autovacuum no read of it is
@@ -91,7 +99,7 @@ def build(url: str, results: int) -> None:
         store.tidy(engine)  # pages a vacuum has seen are skipped: seconds at most
         engine.dispose()
         return
-    nights, sizes = nights_for(results)
+    nights, sizes = nights_for(results, pytorch)
     start = time.perf_counter()
     print(f"building {label(results)}: {nights} nights ...", flush=True)
     s = demo.build(engine, days=nights, end=END, sizes=sizes,
@@ -250,6 +258,10 @@ def main(argv=None) -> int:
     ap.add_argument("--views", help="comma-separated subset of the views")
     ap.add_argument("--pg", action="store_true", help="also on PostgreSQL (PARITY_TEST_PG_URL)")
     ap.add_argument("--pg-only", action="store_true", help="only on PostgreSQL")
+    ap.add_argument("--pytorch-tests", type=parse_size, metavar="N",
+                    help="tests per PyTorch lane and night (default: the year profile's "
+                         "6,000; PyTorch's ROCm lanes run hundreds of thousands): stores of "
+                         "their own, named with it")
     args = ap.parse_args(argv)
     if args.probe:
         url, view, repeat = args.probe
@@ -259,12 +271,16 @@ def main(argv=None) -> int:
     views = args.views.split(",") if args.views else VIEWS
     folder = args.keep or Path(tempfile.mkdtemp(prefix="parity-scale-"))
     folder.mkdir(parents=True, exist_ok=True)
-    backends = [("sqlite", lambda n: f"sqlite:///{folder / f'scale-{label(n)}.db'}")]
+    pytorch = args.pytorch_tests
+    name = (lambda n: f"scale-{label(n)}") if pytorch is None else \
+        (lambda n: f"scale-{label(n)}-pytorch-{label(pytorch)}")
+    backends = [("sqlite", lambda n: f"sqlite:///{folder / f'{name(n)}.db'}")]
     if args.pg_only:
         backends = []
     if (args.pg or args.pg_only) and os.environ.get("PARITY_TEST_PG_URL"):
         base = os.environ["PARITY_TEST_PG_URL"]
-        backends.append(("postgresql", lambda n: pg_url(base, f"parity_scale_{label(n)}".lower())))
+        backends.append(("postgresql", lambda n: pg_url(
+            base, name(n).replace("scale-", "parity_scale_").replace("-", "_").lower())))
     junit = folder / "nightly.xml"
     if not junit.exists():
         from benchmarks.ingest_junit import generate
@@ -272,12 +288,12 @@ def main(argv=None) -> int:
         generate(junit, NIGHTLY_TESTS)
     worst_ratio, worst_warm, worst_cold, worst_rss = 0.0, 0.0, 0.0, 0.0
     # the smallest store that holds every view's reach, when it is not the largest
-    full = next((n for n in sizes[:-1] if nights_for(n)[0] >= reach_nights()), None)
+    full = next((n for n in sizes[:-1] if nights_for(n, pytorch)[0] >= reach_nights()), None)
     worst_reach = 0.0
     for backend, url_for in backends:
         urls = {n: url_for(n) for n in sizes}
         for n, url in urls.items():
-            build(url, n)
+            build(url, n, pytorch)
         print(f"\n{backend}: default arguments, seconds (cold = first call in a fresh process)")
         head = "".join(f"{label(n) + ' cold':>11}{label(n) + ' warm':>11}" for n in sizes)
         reach_head = f"{'vs reach':>10}" if full else ""

@@ -34,6 +34,23 @@ def test_scale_benchmark_small_run(tmp_path):
     assert "worst view on the largest store" in out
 
 
+def test_scale_stores_can_have_pytorch_lanes_of_real_size():
+    """`--pytorch-tests N`: PyTorch's lanes run N tests a night, split over its suites as the
+    year profile splits them; the other lanes keep their year size, and the nights are as
+    many as the results asked need."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks import scale
+    from parity.collectors import demo
+
+    year_nights, year = scale.nights_for(12_000_000)
+    nights, sizes = scale.nights_for(12_000_000, pytorch=250_000)
+    assert sum(n for (fw, _), n in sizes.items() if fw == "pytorch") == 250_000
+    assert {k: n for k, n in sizes.items() if k[0] != "pytorch"} == \
+        {k: n for k, n in year.items() if k[0] != "pytorch"}
+    per_night = demo.results_per_night(sizes)
+    assert per_night > 1_000_000 and nights == -(-12_000_000 // per_night) < year_nights
+
+
 def test_versus_times_an_earlier_commit_against_the_working_tree(tmp_path):
     """`benchmarks/versus.py` checks out the commit, imports it from there, and prints one
     line per view with both sides' best and median warm time (of `--calls` calls), the ratios
