@@ -183,9 +183,17 @@ class Aliases:
 def remap(vector: Vector, aliases: Aliases | None) -> Vector:
     """The vector keyed by parity id: a test id that names a vendor spelling maps to its
     parity id; the others are their own parity id."""
-    if aliases is None or not len(vector):
+    if aliases is None or not len(vector) or not len(aliases.keys):
         return vector
-    ids = aliases.parity_ids(vector.ids)
-    if ids is vector.ids:
+    # each alias looked up in the vector's sorted ids, not each id among the aliases, and
+    # the tests it keeps in their sorted order ahead of the remapped few: the reduction's
+    # stable sort merges the two instead of sorting ids remapped in place (PyTorch lanes of
+    # 250,000 tests with 28,762 aliases: 23 -> 8 ms a vector)
+    pos, hit = find(vector.ids, aliases.keys)
+    if not hit.any():
         return vector
-    return reduce(ids, vector.outcomes, vector.skips, vector.reruns)
+    mapped = np.zeros(len(vector), bool)
+    mapped[pos[hit]] = True
+    take = np.concatenate([np.flatnonzero(~mapped), pos[hit]])
+    ids = np.concatenate([vector.ids[~mapped], aliases.values[hit]])
+    return reduce(ids, *(getattr(vector, f)[take] for f in CODES))

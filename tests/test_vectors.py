@@ -106,6 +106,25 @@ def test_aliases_map_vendor_spellings_to_their_parity_id():
     assert vec.remap(vec.EMPTY, aliases) is vec.EMPTY
 
 
+def test_remap_is_the_reduction_of_the_ids_mapped_in_place():
+    """`remap` looks each alias up in the vector's ids and puts the remapped tests after the
+    others; the vector is the one a reduction of the ids mapped in place gives, whichever
+    tests have aliases, whatever their codes."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        ids = np.unique(rng.integers(0, 400, rng.integers(0, 120)))
+        n = len(ids)
+        v = vec.Vector(ids, rng.integers(0, 7, n).astype(np.uint8),
+                       rng.integers(0, 8, n).astype(np.uint8),
+                       rng.integers(0, 2, n).astype(np.uint8))
+        keys = np.unique(rng.integers(0, 400, rng.integers(0, 60)))
+        aliases = vec.Aliases(dict(zip(keys.tolist(), rng.integers(0, 400, len(keys)).tolist())))
+        want = vec.reduce(aliases.parity_ids(v.ids), v.outcomes, v.skips, v.reruns)
+        got = vec.remap(v, aliases)
+        for f in ("ids", "outcomes", "skips", "reruns"):
+            assert getattr(got, f).tolist() == getattr(want, f).tolist(), f
+
+
 def test_aliases_from_a_stores_rows_are_the_aliases_of_their_mapping():
     """`Aliases.from_rows` takes the (test id, parity id) rows as a cursor gives them, in
     any order, and holds the arrays the mapping would."""
