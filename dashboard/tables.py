@@ -904,26 +904,23 @@ def _require(engine: Engine, *models) -> None:
 
 
 def aliases(engine: Engine) -> dict[int, int]:
-    """Test id -> parity id for the tests named with a vendor word (read once per view
-    call, `one_read`)."""
-    if not has_data(engine):
-        return {}
-
-    def read() -> dict[int, int]:
-        with connection(engine) as conn:
-            return state.aliases(conn)
-    return dict(_once(("aliases",), engine, read))  # a copy: a caller's change stays its own
+    """Test id -> parity id for the tests named with a vendor word, from `alias_map` (read
+    once per view call, `one_read`); a new dict each call: a caller's change stays its
+    own."""
+    found = alias_map(engine)
+    return dict(zip(found.keys.tolist(), found.values.tolist()))
 
 
 def alias_map(engine: Engine) -> vec.Aliases:
-    """`aliases` as the sorted arrays vectorised lookups take (`vec.Aliases`), read once per
-    view call (`one_read`): a composite maps test ids to parity ids in several of its reads."""
+    """The vendor-named tests' aliases as the sorted arrays vectorised lookups take
+    (`vec.Aliases`), read once per view call (`one_read`): a composite maps test ids to
+    parity ids in several of its reads."""
     if not has_data(engine):
         return vec.Aliases({})
 
     def read() -> vec.Aliases:
         with connection(engine) as conn:
-            return vec.Aliases.from_rows(state.alias_rows(conn))
+            return vec.Aliases(state.alias_rows(conn))
     return _once(("alias map",), engine, read)
 
 

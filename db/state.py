@@ -73,7 +73,7 @@ def aliases(conn: Connection) -> dict[int, int]:
 
 def alias_rows(conn: Connection) -> list[tuple[int, int]]:
     """The (test id, parity id) rows of `aliases`, as the driver's cursor gives them: the
-    views look them up as arrays (`Aliases.from_rows`), and a dict of them made a Python
+    views look them up as arrays (`vectors.Aliases`), and a dict of them made a Python
     int of every id first."""
     read = f"SELECT id, parity_id FROM {TestCase.__tablename__}"
     if conn.dialect.name == "postgresql":

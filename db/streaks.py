@@ -188,7 +188,7 @@ def _set_cutoff(conn: Connection, at: datetime) -> None:
 
 
 def _aliases(conn: Connection) -> Aliases:
-    return Aliases.from_rows(state.alias_rows(conn))
+    return Aliases(state.alias_rows(conn))
 
 
 def derive(conn: Connection, lanes: Iterable[Lane] | None = None) -> int:

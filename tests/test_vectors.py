@@ -126,15 +126,16 @@ def test_remap_is_the_reduction_of_the_ids_mapped_in_place():
 
 
 def test_aliases_from_a_stores_rows_are_the_aliases_of_their_mapping():
-    """`Aliases.from_rows` takes the (test id, parity id) rows as a cursor gives them, in
-    any order, and holds the arrays the mapping would."""
+    """`Aliases` takes the (test id, parity id) rows as a cursor gives them, in any order,
+    and holds the arrays the mapping would, sorted by test id."""
     rows = [(30, 3), (20, 2), (7_000_000_000_000, -5)]
-    got, want = vec.Aliases.from_rows(rows), vec.Aliases(dict(rows))
+    got, want = vec.Aliases(rows), vec.Aliases(dict(rows))
+    assert got.keys.tolist() == [20, 30, 7_000_000_000_000]
     assert got.keys.dtype == want.keys.dtype == np.int64
     assert list(got.keys) == list(want.keys) and list(got.values) == list(want.values)
     ids = np.array([1, 20, 30, 7_000_000_000_000], np.int64)
     assert list(got.parity_ids(ids)) == [1, 2, 3, -5]
-    empty = vec.Aliases.from_rows([])
+    empty = vec.Aliases([])
     assert len(empty.keys) == 0 and empty.parity_ids(ids) is ids
 
 
