@@ -165,10 +165,9 @@ def _matrix(store, framework, hardware, suite, since, until, week, pairs, quadra
         codes = codes[keep]
         if codes["parity_id"].nunique() <= FEW_TESTS:
             few = codes["parity_id"].unique()
-    keys = tables.parity_keys(engine, codes["parity_id"].unique())
+    keys = tables.parity_keys(engine, codes["parity_id"].unique(), ranked=True)
     found = tables.messages(engine, _pair_jobs(aligned) if messages else [], few)
-    return outcomes.test_matrix(aligned, sides=outcomes.matrix_sides(
-        aligned, codes, keys, found, tables.ABSENT))
+    return outcomes.matrix(aligned, codes, keys, found, tables.ABSENT)
 
 
 def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:

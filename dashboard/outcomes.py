@@ -13,9 +13,9 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import key_codes
+from parity.dashboard.groups import key_codes, members
 from parity.dashboard.intervals import wilson_bounds
-from parity.db.vectors import OUTCOMES, SKIPS, names
+from parity.db.vectors import OUTCOMES, SKIPS, find, names
 
 LANE = ["framework", "suite", "hardware"]
 # worst first: a test that errored in one shard and passed in another errored (the order the
@@ -370,47 +370,105 @@ def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
     return table[index(amd), index(ref)]
 
 
-def matrix_sides(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
-                 messages: pd.DataFrame, absent: int) -> pd.DataFrame:
-    """`_side_outcomes` from the per-pair outcome codes (columns pair, parity_id, amd, ref,
-    amd_skip, ref_skip), the tests' parity keys and the rows that carry a message (job_pk,
-    parity_id, outcome, message): each side's message is that of its worst row with one, as
-    `reduce_tests` picks it; the skip category is that of the row the outcome came from."""
-    out = codes[["pair", "parity_id"]].copy()
-    for side in ("amd", "ref"):
-        c = codes[side].to_numpy()
-        out[f"{side}_outcome"] = _named(c, c, OUTCOMES, absent)
-        out[f"{side}_skip_category"] = _named(codes[f"{side}_skip"].to_numpy(), c, SKIPS, absent)
-    if messages.empty:  # a caller that shows no message (`frames._matrix`, messages=False)
-        none = messages["message"].array.take(np.full(len(out), -1), allow_fill=True)
-        out["amd_message"], out["ref_message"] = none, none.copy()
-        return _with_keys(out, keys)
-    owner = [(j, i, side) for i, p in enumerate(pairs.itertuples())
-             for side, jobs in (("amd", p.amd_jobs), ("ref", p.ref_jobs)) for j in jobs]
-    own = pd.DataFrame(owner, columns=["job_pk", "pair", "side"])
-    m = messages.merge(own, on="job_pk")
-    m = m.assign(rank=m["outcome"].map(RANK).fillna(len(OUTCOMES))) \
-        .sort_values("rank", kind="stable") \
-        .drop_duplicates(["pair", "side", "parity_id"])
-    # looked up by one integer per (pair, test), numbered together (parity ids are 63-bit
-    # hashes: no arithmetic on them): a merge of 100,000 rows costs several times more, and
-    # this keeps the rows' order as the left merge did
-    sides = {side: m[m["side"] == side] for side in ("amd", "ref")}
-    parts = [out] + list(sides.values())
-    key = key_codes(*(np.concatenate([p[c].to_numpy(np.int64) for p in parts])
-                      for c in ("pair", "parity_id")))
-    at, theirs = key[:len(out)], np.split(key[len(out):], [len(sides["amd"])])
-    for (side, mine), own_keys in zip(sides.items(), theirs):
-        where = pd.Index(own_keys).get_indexer(at)
-        out[f"{side}_message"] = mine["message"].array.take(where, allow_fill=True)
-    return _with_keys(out, keys)
+MATRIX_COLUMNS = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key",
+                  "parity_id", "amd_outcome", "nvidia_outcome", "quadrant", "amd_message",
+                  "nvidia_message", "amd_skip_category", "amd_commit", "amd_run_at"]
+# each (AMD, reference) pair of outcome codes' quadrant, as a number in `QUADRANTS`: codes
+# past the vocabulary are "other", and the last row and column are a side that did not run;
+# and each quadrant's place in the quadrants' sorted order
+_VOCAB = list(OUTCOMES) + ["other", None]
+_QUADRANT_AT = np.array([[QUADRANTS.index(quadrant(a, r)) for r in _VOCAB] for a in _VOCAB])
+_QUADRANT_RANK = np.argsort(np.argsort(np.array(QUADRANTS)))
 
 
-def _with_keys(out: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
-    """`out` with each test's parity key (and the other columns of `keys`) by parity id."""
-    where = pd.Index(keys["parity_id"]).get_indexer(out["parity_id"])
-    for c in keys.columns.drop("parity_id"):
-        out[c] = keys[c].array.take(where, allow_fill=True)
+def matrix(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
+           messages: pd.DataFrame, absent: int) -> pd.DataFrame:
+    """`test_matrix` from the per-pair outcome codes (`tables.pair_tests`: pair, parity_id,
+    amd, ref, amd_skip, ref_skip; `absent` where a side did not run the test), the tests'
+    keys (parity_id, parity_key, and `key_rank` where the store ranked them) and the rows
+    that carry a message (job_pk, parity_id, outcome, message): each side's message is that
+    of its worst row with one, as `reduce_tests` picks it; the skip category is that of the
+    row the outcome came from. The frame `test_matrix` makes of the raw rows, worked out on
+    integers, each column taken once and in the final order: lanes of PyTorch's size give it
+    600,000 rows, where each sort of texts or take of a text column costs tens to hundreds
+    of milliseconds."""
+    if pairs.empty or codes.empty:
+        return pd.DataFrame(columns=MATRIX_COLUMNS)
+    pairs = pairs.reset_index(drop=True)
+    pair, pid = codes["pair"].to_numpy(np.int64), codes["parity_id"].to_numpy(np.int64)
+    amd, ref = codes["amd"].to_numpy(np.int64), codes["ref"].to_numpy(np.int64)
+    quad = _QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)]
+    if not keys["parity_id"].is_monotonic_increasing:
+        keys = keys.sort_values("parity_id", kind="stable")
+    at, hit = find(keys["parity_id"].to_numpy(np.int64), pid)
+    key_at = np.where(hit, at, -1)
+    if "key_rank" in keys:  # the store's ranks (of more keys than these), from 0
+        rank = keys["key_rank"].to_numpy(np.int64)
+        rank = rank - rank.min(initial=0)
+    else:
+        rank = np.empty(len(keys), np.int64)
+        rank[keys["parity_key"].array.argsort(kind="stable")] = np.arange(len(keys))
+    span = rank.max(initial=-1) + 2  # the ranks, and last a test without a key
+    # by framework, AMD hardware, suite, quadrant and parity key (missing last), as
+    # `sort_values` orders them, ties in the codes' order: one integer per row, sorted
+    # stably (a sort by five keys cost several times more)
+    lane = np.zeros(len(pairs), np.int64)  # each pair's place by the three, ties equal
+    for c in ("framework", "amd_hardware", "suite"):
+        lane = lane * (len(pairs) + 1) + _ranks(pairs[c])
+    lane = np.unique(lane, return_inverse=True)[1].ravel()
+    order = np.argsort((lane[pair] * len(QUADRANTS) + _QUADRANT_RANK[quad]) * span
+                       + np.where(hit, rank[at] if len(rank) else 0, span - 1), kind="stable")
+    said = _message_rows(pairs, messages, pair, pid)
+    pair, pid, key_at, amd, ref = (x[order] for x in (pair, pid, key_at, amd, ref))
+    out = {c: pairs[c].array.take(pair) for c in ("framework", "suite", "amd_hardware",
+                                                  "nvidia_hardware")}
+    out["parity_key"] = keys["parity_key"].array.take(key_at, allow_fill=True)
+    out["parity_id"] = pid
+    out["amd_outcome"] = _named(amd, amd, OUTCOMES, absent)
+    out["nvidia_outcome"] = _named(ref, ref, OUTCOMES, absent)
+    out["quadrant"] = pd.array(list(QUADRANTS), dtype="str").take(quad[order])
+    for side, name in (("amd", "amd_message"), ("ref", "nvidia_message")):
+        out[name] = messages["message"].array.take(said[side][order], allow_fill=True)
+    out["amd_skip_category"] = _named(codes["amd_skip"].to_numpy()[order], amd, SKIPS, absent)
+    for c in ("amd_commit", "amd_run_at"):
+        out[c] = pairs[c].array.take(pair)
+    return pd.DataFrame(out, columns=MATRIX_COLUMNS)
+
+
+def _vocab_at(codes: np.ndarray, absent: int) -> np.ndarray:
+    """Outcome codes as places in `_VOCAB`: past the vocabulary "other", `absent` last."""
+    return np.where(codes == absent, len(_VOCAB) - 1, np.minimum(codes, len(OUTCOMES)))
+
+
+def _ranks(column: pd.Series) -> np.ndarray:
+    """Each value's place among the column's values in sorted order, missing last."""
+    codes = pd.factorize(column, sort=True)[0]
+    return np.where(codes < 0, codes.max(initial=0) + 1, codes)
+
+
+def _message_rows(pairs: pd.DataFrame, messages: pd.DataFrame, pair: np.ndarray,
+                  pid: np.ndarray) -> dict[str, np.ndarray]:
+    """Per side ("amd", "ref") and matrix row (its `pair` and parity id `pid`): the row of
+    `messages` that gives its message, the worst row with one among the pair's jobs of that
+    side (ties: the first read), else -1. Each pair's tests are found by a sorted search."""
+    out = {side: np.full(len(pair), -1, np.int64) for side in ("amd", "ref")}
+    if not len(messages) or not len(pair):
+        return out
+    job = messages["job_pk"].to_numpy(np.int64)
+    tests = messages["parity_id"].to_numpy(np.int64)
+    worst = np.argsort(messages["outcome"].map(RANK).fillna(len(OUTCOMES)).to_numpy(np.int64),
+                       kind="stable")  # the worst first, ties in the order read
+    job, tests = job[worst], tests[worst]
+    by_test = np.lexsort((pid, pair))  # (`tables.pair_tests` gives them in this order)
+    for rows in members(pair[by_test]):
+        rows = by_test[rows]  # one pair's rows, by parity id
+        for side, where in out.items():
+            jobs = np.asarray(pairs[f"{side}_jobs"].iloc[pair[rows[0]]], np.int64)
+            mine = np.flatnonzero(np.isin(job, jobs))
+            at, hit = find(pid[rows], tests[mine])
+            row, mine = rows[at[hit]], mine[hit]
+            first = np.unique(row, return_index=True)[1]  # each row's worst message
+            where[row[first]] = worst[mine[first]]
     return out
 
 
@@ -441,41 +499,22 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame | None = None, *,
-                sides: pd.DataFrame | None = None) -> pd.DataFrame:
+def test_matrix(pairs: pd.DataFrame, results: pd.DataFrame) -> pd.DataFrame:
     """Each test of each aligned pair with both outcomes and its quadrant, from the raw
-    `results` of the pairs' jobs or from their `sides` already reduced (`matrix_sides`)."""
-    cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "parity_id",
-            "amd_outcome", "nvidia_outcome", "quadrant", "amd_message", "nvidia_message",
-            "amd_skip_category", "amd_commit", "amd_run_at"]
+    `results` of the pairs' jobs: what `matrix` gives from the store's per-job vectors (the
+    views' way) must equal it."""
     if pairs.empty:
-        return pd.DataFrame(columns=cols)
-    wide = _side_outcomes(pairs, results) if sides is None else sides
+        return pd.DataFrame(columns=MATRIX_COLUMNS)
+    wide = _side_outcomes(pairs, results)
     meta = pairs[["framework", "suite", "amd_hardware", "nvidia_hardware", "amd_commit",
                   "amd_run_at"]].reset_index(drop=True)
     wide = wide.merge(meta, left_on="pair", right_index=True)
-    # a few distinct outcome pairs among many tests: each pair's quadrant is named once
-    both = key_codes(wide["amd_outcome"], wide["ref_outcome"])
-    first = np.unique(both, return_index=True)[1]
-    amd, ref = (wide[c].to_numpy(dtype=object)[first] for c in ("amd_outcome", "ref_outcome"))
-    named = [quadrant(None if pd.isna(a) else a, None if pd.isna(r) else r)
-             for a, r in zip(amd, ref)]
-    wide["quadrant"] = pd.Series(named).take(both).to_numpy()
+    wide["quadrant"] = [quadrant(None if pd.isna(a) else a, None if pd.isna(r) else r)
+                        for a, r in zip(wide["amd_outcome"], wide["ref_outcome"])]
     wide = wide.rename(columns={"ref_outcome": "nvidia_outcome", "ref_message": "nvidia_message"})
-    return wide[cols].take(_matrix_order(wide)).reset_index(drop=True)
-
-
-def _matrix_order(wide: pd.DataFrame) -> np.ndarray:
-    """The rows' order by framework, AMD hardware, suite, quadrant and parity key (missing
-    last), as `sort_values` gives it, from integer ranks: the first three are one value per
-    pair and only the parity key has one per test (sorting 100,000 texts by five columns
-    costs far more)."""
-    def rank(column: pd.Series) -> np.ndarray:
-        codes = pd.factorize(column, sort=True)[0]
-        return np.where(codes < 0, codes.max(initial=0) + 1, codes)
-
-    return np.lexsort([rank(wide[c]) for c in ("parity_key", "quadrant", "suite",
-                                               "amd_hardware", "framework")])
+    order = np.lexsort([_ranks(wide[c]) for c in ("parity_key", "quadrant", "suite",
+                                                  "amd_hardware", "framework")])
+    return wide[MATRIX_COLUMNS].take(order).reset_index(drop=True)
 
 
 class _Ran:

@@ -703,7 +703,8 @@ def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypa
         truth = dict(conn.exec_driver_sql(
             "SELECT DISTINCT parity_id, parity_key FROM test_case").all())
     ids = sorted(truth)
-    monkeypatch.setattr(tables, "_KEYS", [np.empty(0, np.int64), pd.array([], dtype="str")])
+    monkeypatch.setattr(tables, "_KEYS", [np.empty(0, np.int64), pd.array([], dtype="str"),
+                                          None])
     monkeypatch.setattr(tables, "KEYS_KEPT", len(ids) // 2)
 
     def check(asked):
@@ -712,6 +713,12 @@ def test_parity_keys_kept_in_a_process_are_what_the_store_says(demo_db, monkeypa
         assert got["parity_id"].tolist() == want
         assert got["parity_key"].tolist() == [truth[p] for p in want]
         assert str(got["parity_key"].dtype) == "str" and got["parity_id"].dtype == np.int64
+        # ranked: the same, with ranks that order the keys as texts sort (held keys change
+        # between calls, so the ranks are those of whatever is held then)
+        ranked = tables.parity_keys(engine, asked, ranked=True)
+        pd.testing.assert_frame_equal(ranked[["parity_id", "parity_key"]], got)
+        by_rank = ranked.sort_values("key_rank")["parity_key"].tolist()
+        assert by_rank == sorted(truth[p] for p in want) and ranked["key_rank"].is_unique
 
     check(ids[: len(ids) // 3])  # read
     check(ids[: len(ids) // 4])  # held

@@ -427,20 +427,30 @@ def test_matrix_from_codes_equals_the_matrix_of_the_raw_rows():
                          "parity_key": [f"tests.t::test_{t}" for t in range(1, 9)]})
     messages = pd.DataFrame([dict(job_pk=j, parity_id=t, outcome=o, message=m)
                              for j, t, o, _, m, _ in rows if m is not None])
-    sides = outcomes.matrix_sides(pairs, _codes(rows, pairs), keys, messages, 255)
-    new = outcomes.test_matrix(pairs, sides=sides)
+    new = outcomes.matrix(pairs, _codes(rows, pairs), keys, messages, 255)
     old = outcomes.test_matrix(pairs, _results(rows))
     assert len(new) == len(old) == 8
     for c in old.columns:
         assert [None if pd.isna(x) else x for x in new[c]] == \
             [None if pd.isna(x) else x for x in old[c]], c
+    # with the store's ranks of the keys (any integers in the keys' order), the same frame;
+    # the order within a lane's quadrant is the ranks' (reversed, the tests come reversed)
+    codes = _codes(rows, pairs)
+    ranked = keys.assign(key_rank=[10 * t + 3 for t in range(1, 9)])
+    pd.testing.assert_frame_equal(outcomes.matrix(pairs, codes, ranked, messages, 255), new)
+    back = outcomes.matrix(pairs, codes, keys.assign(key_rank=[-t for t in range(1, 9)]),
+                           messages, 255)
+    lane = ["framework", "amd_hardware", "suite", "quadrant"]
+    assert back[lane].drop_duplicates().equals(new[lane].drop_duplicates())
+    for _, part in back.groupby(lane, sort=False):
+        assert part["parity_id"].tolist() == sorted(part["parity_id"], reverse=True)
     row = new[new["parity_id"] == 8].iloc[0]
     assert (row["amd_outcome"], row["amd_message"]) == ("error", "segfault")
     assert new[new["parity_id"] == 4].iloc[0]["nvidia_message"] == "cuda"
 
 
 
-def test_matrix_sides_with_63_bit_parity_ids_and_a_test_without_a_key():
+def test_matrix_with_63_bit_parity_ids_and_a_test_without_a_key():
     """Parity ids are 63-bit hashes: each (pair, test) finds its own message however large
     the ids (arithmetic on them would wrap: pair 4's test 5 and pair 0's test 405 would meet
     when the largest id is 2**62 + 99). A test without a parity key keeps a missing key and
@@ -453,18 +463,17 @@ def test_matrix_sides_with_63_bit_parity_ids_and_a_test_without_a_key():
                           "ref": [2, 2, 2], "amd_skip": [0, 0, 0], "ref_skip": [0, 0, 0]})
     keys = pd.DataFrame({"parity_id": [5, 405], "parity_key": ["t::b", "t::a"]})
     messages = pd.DataFrame([dict(job_pk=100, parity_id=405, outcome="failed", message="boom")])
-    sides = outcomes.matrix_sides(pairs, codes, keys, messages, 255)
-    got = {(p, t): m for p, t, m in zip(sides["pair"], sides["parity_id"], sides["amd_message"])}
-    assert got[(0, 405)] == "boom" and pd.isna(got[(4, 5)]) and pd.isna(got[(4, big)])
-    assert pd.isna(sides.loc[sides["parity_id"] == big, "parity_key"].iloc[0])
-    m = outcomes.test_matrix(pairs, sides=sides)
+    m = outcomes.matrix(pairs, codes, keys, messages, 255)
+    got = {(s, t): x for s, t, x in zip(m["suite"], m["parity_id"], m["amd_message"])}
+    assert got[("s0", 405)] == "boom" and pd.isna(got[("s4", 5)]) and pd.isna(got[("s4", big)])
+    assert pd.isna(m.loc[m["parity_id"] == big, "parity_key"].iloc[0])
     assert m["parity_id"].tolist() == [405, 5, big]
     assert m["quadrant"].tolist() == ["amd-only fail", "both pass", "both pass"]
 
 
-def test_matrix_sides_without_messages_equal_those_of_messages_of_other_jobs():
+def test_matrix_without_messages_equals_that_of_messages_of_other_jobs():
     """A caller that shows no message passes none (`frames._matrix`, messages=False): the
-    sides are those of messages that name none of the pairs' jobs, message columns and
+    matrix is that of messages that name none of the pairs' jobs, message columns and
     their type included."""
     pairs = _pairs()
     keys = pd.DataFrame({"parity_id": range(1, 8),
@@ -472,9 +481,9 @@ def test_matrix_sides_without_messages_equal_those_of_messages_of_other_jobs():
     codes = _codes(RESULTS, pairs)
     none = pd.DataFrame(columns=["job_pk", "parity_id", "outcome", "message"])
     elsewhere = pd.DataFrame([dict(job_pk=999, parity_id=1, outcome="failed", message="x")])
-    got = outcomes.matrix_sides(pairs, codes, keys, none, 255)
-    pd.testing.assert_frame_equal(got, outcomes.matrix_sides(pairs, codes, keys,
-                                                             elsewhere.astype(none.dtypes), 255))
+    got = outcomes.matrix(pairs, codes, keys, none, 255)
+    pd.testing.assert_frame_equal(got, outcomes.matrix(pairs, codes, keys,
+                                                       elsewhere.astype(none.dtypes), 255))
     assert got["amd_message"].isna().all() and len(got) == len(codes)
 
 

@@ -488,7 +488,7 @@ def test_parity_keys_read_through_the_index_leave_the_planner_as_it_was(engine):
         shared = conn.execute(text("SELECT parity_id FROM test_case WHERE parity_id <> id"))\
             .scalars().all()
     asked = sorted(set(list(keys)[:300]) | set(shared[:20]) | {12345})
-    tables._KEYS[:] = [np.empty(0, np.int64), pd.array([], dtype="str")]  # nothing held
+    tables._KEYS[:] = [np.empty(0, np.int64), pd.array([], dtype="str"), None]  # nothing held
     with tables.one_read():
         got = tables.parity_keys(engine, asked)
         with tables.connection(engine) as conn:
