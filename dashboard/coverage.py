@@ -11,23 +11,25 @@ from parity.dashboard.performance import config_label
 from parity.db.models import VENDOR_GATED
 
 
-def skip_parity(latest_tests: pd.DataFrame, matrix: pd.DataFrame) -> pd.DataFrame:
+def skip_parity(skips: pd.DataFrame, amd_only: pd.DataFrame) -> pd.DataFrame:
     """Skips per framework × vendor × hardware × reason category in each lane's latest run,
-    with how many of them ran on the other vendor's reference (AMD-only skips)."""
+    with how many of them ran on the other vendor's reference (AMD-only skips), from counts:
+    each lane's skips per reason (framework, vendor, hardware, skip_category, skips; a lane
+    per suite) and each aligned pair's AMD-only skips per reason (framework, hardware,
+    skip_category, ran_on_reference). A missing reason is "other"."""
     cols = ["framework", "vendor", "hardware", "skip_category", "vendor_gated", "skips",
             "ran_on_reference"]
-    if latest_tests.empty:
+    if skips.empty:
         return pd.DataFrame(columns=cols)
-    s = latest_tests[latest_tests["outcome"] == "skipped"].copy()
-    s["skip_category"] = s["skip_category"].fillna("other")
-    counts = s.groupby(["framework", "vendor", "hardware", "skip_category"],
-                       as_index=False).size().rename(columns={"size": "skips"})
-    only = matrix[matrix["quadrant"] == "amd-only skip"].copy() if not matrix.empty else matrix
-    if only is not None and not only.empty:
-        only["skip_category"] = only["amd_skip_category"].fillna("other")
-        amd_only = only.groupby(["framework", "amd_hardware", "skip_category"]).size() \
-            .rename("ran_on_reference").reset_index().rename(columns={"amd_hardware": "hardware"})
-        counts = counts.merge(amd_only, on=["framework", "hardware", "skip_category"], how="left")
+
+    def summed(df: pd.DataFrame, keys: list[str], count: str) -> pd.DataFrame:
+        df = df.assign(skip_category=df["skip_category"].fillna("other"))
+        return df.groupby(keys + ["skip_category"], as_index=False)[count].sum()
+
+    counts = summed(skips, ["framework", "vendor", "hardware"], "skips")
+    if not amd_only.empty:
+        counts = counts.merge(summed(amd_only, ["framework", "hardware"], "ran_on_reference"),
+                              on=["framework", "hardware", "skip_category"], how="left")
     else:
         counts["ran_on_reference"] = 0
     counts["ran_on_reference"] = counts["ran_on_reference"].fillna(0).astype(int)

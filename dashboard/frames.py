@@ -572,20 +572,30 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     # one read of the vectors for both: lanes are keyed by 4-tuples, pair sides by 2-tuples
     sides = tables.vectors(engine, {**lane_jobs, **_sides(aligned)})
     skipped = vec.OUTCOMES.index("skipped")
-    tests = pd.DataFrame(
-        [(*key, "skipped", name) for key in lane_jobs
-         for name in vec.names(sides[key].skips[sides[key].outcomes == skipped], vec.SKIPS)],
-        columns=outcomes.LANE + ["vendor", "outcome", "skip_category"])
     ran = [vec.OUTCOMES.index(o) for o in outcomes.RAN]
-    rows = []
+    # counted per reason in the vectors' codes (a row per skipped test was most of the view
+    # with PyTorch-size lanes); an AMD skip ran on the reference when the reference's tests
+    # that ran hold it, found by a sorted search (the vectors' ids are sorted)
+    reasons = list(vec.SKIPS) + ["other"]  # a code past the vocabulary is "other"
+
+    def by_reason(codes: np.ndarray) -> list[tuple[str | None, int]]:
+        n = np.bincount(np.minimum(codes, len(vec.SKIPS)), minlength=len(reasons))
+        return [(reasons[i], int(n[i])) for i in np.flatnonzero(n)]
+
+    lanes = pd.DataFrame(
+        [(fw, vendor, hw, reason, n) for (fw, _suite, hw, vendor), v in
+         ((key, sides[key]) for key in lane_jobs)
+         for reason, n in by_reason(v.skips[v.outcomes == skipped])],
+        columns=["framework", "vendor", "hardware", "skip_category", "skips"])
+    amd_only = []
     for i, p in enumerate(aligned.itertuples()):
         amd, ref = sides[(i, "amd")], sides[(i, "ref")]
-        on_ref = np.isin(amd.ids, ref.ids[np.isin(ref.outcomes, ran)])
-        for name in vec.names(amd.skips[(amd.outcomes == skipped) & on_ref], vec.SKIPS):
-            rows.append((p.framework, p.amd_hardware, "amd-only skip", name))
-    matrix = pd.DataFrame(rows, columns=["framework", "amd_hardware", "quadrant",
-                                         "amd_skip_category"])
-    out = coverage_rules.skip_parity(tests, matrix)
+        mine = amd.outcomes == skipped
+        on_ref = vec.find(ref.ids[np.isin(ref.outcomes, ran)], amd.ids[mine])[1]
+        amd_only += [(p.framework, p.amd_hardware, reason, n)
+                     for reason, n in by_reason(amd.skips[mine][on_ref])]
+    out = coverage_rules.skip_parity(lanes, pd.DataFrame(amd_only, columns=[
+        "framework", "hardware", "skip_category", "ran_on_reference"]))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 

@@ -1,6 +1,6 @@
-"""`dashboard.coverage.coverage`, pure: the gaps found in a window's jobs, on frames whose
-right answer is known, including the missing values real stores hold (a job without a
-suite or hardware, a run without a time)."""
+"""`dashboard.coverage`, pure: the gaps found in a window's jobs, on frames whose right
+answer is known, including the missing values real stores hold (a job without a suite or
+hardware, a run without a time), and the skips counted per reason."""
 from __future__ import annotations
 
 import numpy as np
@@ -106,3 +106,26 @@ def test_no_jobs_and_no_times():
     assert out[["finding", "suite"]].values.tolist() == [["no AMD lane", "b"]]
     assert out["last_run"].isna().all()
     assert np.issubdtype(out["last_run"].dtype, np.datetime64)
+
+
+def test_skip_parity_sums_the_counts_of_each_lane_and_pair():
+    """Counts per lane (one per suite) are summed per framework × vendor × hardware ×
+    reason, a missing reason is "other" (with the lanes' own "other"), and the AMD-only
+    skips of the pairs on that hardware are summed beside them; the largest counts first."""
+    skips = pd.DataFrame(
+        [("vllm", "amd", "mi300x", "vendor_amd", 3), ("vllm", "amd", "mi300x", "vendor_amd", 4),
+         ("vllm", "amd", "mi300x", None, 1), ("vllm", "amd", "mi300x", "other", 2),
+         ("vllm", "amd", "mi300x", "hardware", 5), ("vllm", "nvidia", "h100", "hardware", 6)],
+        columns=["framework", "vendor", "hardware", "skip_category", "skips"])
+    amd_only = pd.DataFrame([("vllm", "mi300x", "vendor_amd", 2), ("vllm", "mi300x",
+                                                                     "vendor_amd", 1)],
+                            columns=["framework", "hardware", "skip_category",
+                                     "ran_on_reference"])
+    out = coverage.skip_parity(skips, amd_only)
+    assert list(zip(out["vendor"], out["skip_category"], out["skips"], out["ran_on_reference"],
+                    out["vendor_gated"])) == [
+        ("amd", "vendor_amd", 7, 3, True), ("amd", "hardware", 5, 0, False),
+        ("amd", "other", 3, 0, False), ("nvidia", "hardware", 6, 0, False)]
+    none = coverage.skip_parity(skips, amd_only.iloc[:0])
+    assert none["ran_on_reference"].tolist() == [0, 0, 0, 0]
+    assert coverage.skip_parity(skips.iloc[:0], amd_only).empty
