@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from parity.dashboard.groups import key_codes, members
+from parity.dashboard.groups import key_codes
 from parity.dashboard.intervals import wilson_bounds
 from parity.db.vectors import OUTCOMES, SKIPS, find, names
 
@@ -459,10 +459,12 @@ def _message_rows(pairs: pd.DataFrame, messages: pd.DataFrame, pair: np.ndarray,
     worst = np.argsort(messages["outcome"].map(RANK).fillna(len(OUTCOMES)).to_numpy(np.int64),
                        kind="stable")  # the worst first, ties in the order read
     job, tests = job[worst], tests[worst]
-    by_test = np.lexsort((pid, pair))  # (`tables.pair_tests` gives them in this order)
-    for rows in members(pair[by_test]):
-        rows = by_test[rows]  # one pair's rows, by parity id
-        for side, where in out.items():
+    # the rows by pair, then parity id (as `tables.pair_tests` gives them, else sorted so)
+    step = np.diff(pair)
+    in_order = (step >= 0).all() and (np.diff(pid)[step == 0] > 0).all()
+    by_test = np.arange(len(pair)) if in_order else np.lexsort((pid, pair))
+    for rows in np.split(by_test, np.flatnonzero(np.diff(pair[by_test])) + 1):
+        for side, where in out.items():  # (`rows`: one pair's, by parity id)
             jobs = np.asarray(pairs[f"{side}_jobs"].iloc[pair[rows[0]]], np.int64)
             mine = np.flatnonzero(np.isin(job, jobs))
             at, hit = find(pid[rows], tests[mine])
