@@ -676,9 +676,11 @@ def parity_keys(engine: Engine, parity_ids: Iterable[int], *,
     texts sort): a view that orders hundreds of thousands of tests by key sorts integers
     (sorting the 282,000 keys of PyTorch-size lanes took 0.2-0.4 s a call; the ranks of the
     kept keys are sorted once, until more keys are kept)."""
-    wanted = vec.distinct(np.asarray(parity_ids, np.int64) if isinstance(
-        parity_ids, (np.ndarray, pd.Series, pd.Index)) else  # (not an int at a time: 282,000)
-        np.fromiter((int(p) for p in parity_ids), np.int64))
+    if isinstance(parity_ids, (np.ndarray, pd.Series, pd.Index)):
+        asked = np.asarray(parity_ids, np.int64)  # (not an int at a time: 282,000 of them)
+    else:
+        asked = np.fromiter((int(p) for p in parity_ids), np.int64)
+    wanted = vec.distinct(asked)
     with _KEYS_LOCK:
         ids, keys, ranks = _KEYS
         pos, held = vec.find(ids, wanted)
