@@ -635,6 +635,35 @@ def run_flaky(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray) -> np.n
     return flaky
 
 
+# (group, commit) cells up to this many are marked in a table of every pair; past it the
+# pairs are numbered first (a hash of every row: ten times slower for a million rows)
+MIXED_CELLS = 1 << 24
+
+
+def mixed_commits(group: np.ndarray, commit: np.ndarray, failed: np.ndarray,
+                  groups: int) -> np.ndarray:
+    """Per group (0 to `groups` - 1), how many commits it both passed and failed on, from one
+    row per run: its group, its commit's number (-1: none, which counts for none) and
+    whether it failed."""
+    known = commit >= 0
+    group, commit, failed = group[known], commit[known], failed[known]
+    commits = int(commit.max(initial=-1)) + 1
+    table = groups * commits <= MIXED_CELLS
+    place = group * commits + commit if table else key_codes(group, commit)
+    size = groups * commits if table else int(place.max(initial=-1)) + 1
+    failed_on, passed_on = np.zeros(size, bool), np.zeros(size, bool)
+    failed_on[place[failed]] = True
+    passed_on[place[~failed]] = True
+    both = np.flatnonzero(failed_on & passed_on)
+    if table:
+        owner = both // max(commits, 1)
+    else:
+        group_of = np.zeros(size, np.int64)
+        group_of[place] = group
+        owner = group_of[both]
+    return np.bincount(owner, minlength=groups)
+
+
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     """Vendor-aware flaky tests from outcome histories (columns framework, vendor, hardware,
     parity_id, parity_key, commit, run_at, outcome, reruns).
@@ -661,18 +690,8 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out["runs"], out["failures"] = r.sizes, total(f)
     out["rerun_passes"], out["flips"] = total(rp), total(flip)
     out["last_seen"] = history["run_at"].to_numpy()[r.rows[r.ends]]
-    # commits on which the test both passed and failed (rows without a commit count for none)
     commit = np.asarray(history["commit"].factorize()[0])[r.rows]  # a missing commit is -1
-    known = np.flatnonzero(commit >= 0)
-    pair = key_codes(r.group[known], commit[known])
-    failed_on = np.zeros(pair.max() + 1 if len(pair) else 0, bool)
-    passed_on = failed_on.copy()
-    np.logical_or.at(failed_on, pair, f[known])
-    np.logical_or.at(passed_on, pair, ~f[known])
-    group_of = np.zeros(len(failed_on), np.int64)
-    group_of[pair] = r.group[known]
-    out["same_commit_mixed"] = np.bincount(group_of[failed_on & passed_on],
-                                           minlength=len(r)).astype(int)
+    out["same_commit_mixed"] = mixed_commits(r.group, commit, f, len(r)).astype(int)
     out = out[(out["rerun_passes"] > 0) | (out["same_commit_mixed"] > 0)].reset_index(drop=True)
     runs = out["runs"].astype(int)
     out["flip_rate"] = (out["flips"] / (runs - 1).where(runs > 1)).fillna(0.0)

@@ -523,6 +523,27 @@ def test_streaks_count_the_current_failures_and_passes():
     assert outcomes.streaks(h[h["parity_id"] == 4]).empty
 
 
+@pytest.mark.parametrize("cells", [outcomes.MIXED_CELLS, 0])
+def test_mixed_commits_count_each_groups_commits_with_both_outcomes(cells, monkeypatch):
+    """Per group, the commits it both passed and failed on, counted as a plain loop counts
+    them, whether the (group, commit) pairs are marked in a table (few enough cells) or
+    numbered first (`cells` 0 forces it); rows without a commit count for none, and a group
+    with no row counts 0."""
+    monkeypatch.setattr(outcomes, "MIXED_CELLS", cells)
+    rng = np.random.default_rng(7)
+    for n, groups, commits in ((0, 3, 1), (1, 1, 1), (500, 40, 9), (5000, 300, 60)):
+        group = rng.integers(0, groups, n)
+        commit = rng.integers(-1, commits, n)
+        failed = rng.random(n) < 0.3
+        seen: dict[tuple, set] = {}
+        for g, c, x in zip(group.tolist(), commit.tolist(), failed.tolist()):
+            if c >= 0:
+                seen.setdefault((g, c), set()).add(x)
+        want = [sum(1 for (g2, _), v in seen.items() if g2 == g and len(v) == 2)
+                for g in range(groups)]
+        assert outcomes.mixed_commits(group, commit, failed, groups).tolist() == want
+
+
 def test_flakiness_same_commit_mixes_reruns_and_vendors():
     amd = _history([(1, 0, "failed", "c1", 0), (1, 1, "passed", "c1", 0),
                     (1, 2, "passed", "c2", 0), (1, 3, "failed", "c3", 0),
