@@ -20,8 +20,22 @@ OTHER = len(OUTCOMES)  # an outcome outside the vocabulary ranks last
 FAILING = max(OUTCOMES.index("error"), OUTCOMES.index("failed"))  # codes up to it failed
 SKIPS = (None, "vendor_amd", "vendor_nvidia", "hardware", "disabled", "dependency",
          "platform", "other")
-_OUTCOME_CODE = {o: i for i, o in enumerate(OUTCOMES)}
-_SKIP_CODE = {s: i for i, s in enumerate(SKIPS)}
+
+
+class _Codes(dict):
+    """Name -> code, and any other name `other`'s code: looked up by `map` in C (a report's
+    200,000 outcomes in 4 ms, where a generator of `dict.get` took 15)."""
+
+    def __init__(self, names: tuple, other: int):
+        super().__init__((n, i) for i, n in enumerate(names))
+        self.other = other
+
+    def __missing__(self, name) -> int:
+        return self.other
+
+
+_OUTCOME_CODE = _Codes(OUTCOMES, OTHER)
+_SKIP_CODE = _Codes(SKIPS, SKIPS.index("other"))
 
 
 # the code arrays of a vector, in the order a stored vector holds them
@@ -76,9 +90,8 @@ def names(codes: np.ndarray, vocabulary: tuple) -> np.ndarray:
 
 def codes(outcomes, skip_categories, rerun_counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Outcome names, skip categories (None where not skipped) and rerun counts as codes."""
-    out = np.fromiter((_OUTCOME_CODE.get(o, OTHER) for o in outcomes), np.uint8)
-    skip = np.fromiter((_SKIP_CODE.get(s, _SKIP_CODE["other"]) for s in skip_categories),
-                       np.uint8)
+    out = np.fromiter(map(_OUTCOME_CODE.__getitem__, outcomes), np.uint8)
+    skip = np.fromiter(map(_SKIP_CODE.__getitem__, skip_categories), np.uint8)
     rerun = np.fromiter(((r or 0) > 0 for r in rerun_counts), np.uint8)
     return out, skip, rerun
 
