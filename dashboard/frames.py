@@ -576,11 +576,11 @@ def skip_parity(store: Store = None, *, framework=None, hardware=None, suite=Non
     # counted per reason in the vectors' codes (a row per skipped test was most of the view
     # with PyTorch-size lanes); an AMD skip ran on the reference when the reference's tests
     # that ran hold it, found by a sorted search (the vectors' ids are sorted)
-    reasons = list(vec.SKIPS) + ["other"]  # a code past the vocabulary is "other"
 
     def by_reason(codes: np.ndarray) -> list[tuple[str | None, int]]:
-        n = np.bincount(np.minimum(codes, len(vec.SKIPS)), minlength=len(reasons))
-        return [(reasons[i], int(n[i])) for i in np.flatnonzero(n)]
+        n = np.bincount(np.minimum(codes, len(vec.SKIPS)), minlength=len(vec.SKIPS) + 1)
+        found = np.flatnonzero(n)  # named as `vec.names` names them (past it: "other")
+        return list(zip(vec.names(found, vec.SKIPS).tolist(), n[found].tolist()))
 
     lanes = pd.DataFrame(
         [(fw, vendor, hw, reason, n) for (fw, _suite, hw, vendor), v in

@@ -357,28 +357,30 @@ def quadrant(amd: str | None, ref: str | None) -> str:
     return "other"
 
 
-def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
-    """`quadrant` of each pair of outcome codes (`OUTCOMES` order, `absent` where a side did
-    not run the test), through a table of every combination."""
-    vocab = list(OUTCOMES) + ["other", None]  # a code past the vocabulary, then absent
-    table = np.array([[quadrant(a, r) for r in vocab] for a in vocab], dtype=object)
-
-    def index(codes):
-        c = np.asarray(codes, dtype=np.int64)
-        return np.where(c == absent, len(vocab) - 1, np.minimum(c, len(OUTCOMES)))
-
-    return table[index(amd), index(ref)]
-
-
-MATRIX_COLUMNS = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key",
-                  "parity_id", "amd_outcome", "nvidia_outcome", "quadrant", "amd_message",
-                  "nvidia_message", "amd_skip_category", "amd_commit", "amd_run_at"]
 # each (AMD, reference) pair of outcome codes' quadrant, as a number in `QUADRANTS`: codes
 # past the vocabulary are "other", and the last row and column are a side that did not run;
 # and each quadrant's place in the quadrants' sorted order
 _VOCAB = list(OUTCOMES) + ["other", None]
 _QUADRANT_AT = np.array([[QUADRANTS.index(quadrant(a, r)) for r in _VOCAB] for a in _VOCAB])
 _QUADRANT_RANK = np.argsort(np.argsort(np.array(QUADRANTS)))
+
+
+def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
+    """`quadrant` of each pair of outcome codes (`OUTCOMES` order, `absent` where a side did
+    not run the test), through the table of every combination."""
+    return np.array(QUADRANTS, dtype=object)[
+        _QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)]]
+
+
+def _vocab_at(codes: np.ndarray, absent: int) -> np.ndarray:
+    """Outcome codes as places in `_VOCAB`: past the vocabulary "other", `absent` last."""
+    codes = np.asarray(codes, dtype=np.int64)
+    return np.where(codes == absent, len(_VOCAB) - 1, np.minimum(codes, len(OUTCOMES)))
+
+
+MATRIX_COLUMNS = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key",
+                  "parity_id", "amd_outcome", "nvidia_outcome", "quadrant", "amd_message",
+                  "nvidia_message", "amd_skip_category", "amd_commit", "amd_run_at"]
 
 
 def matrix(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
@@ -433,11 +435,6 @@ def matrix(pairs: pd.DataFrame, codes: pd.DataFrame, keys: pd.DataFrame,
     for c in ("amd_commit", "amd_run_at"):
         out[c] = pairs[c].array.take(pair)
     return pd.DataFrame(out, columns=MATRIX_COLUMNS)
-
-
-def _vocab_at(codes: np.ndarray, absent: int) -> np.ndarray:
-    """Outcome codes as places in `_VOCAB`: past the vocabulary "other", `absent` last."""
-    return np.where(codes == absent, len(_VOCAB) - 1, np.minimum(codes, len(OUTCOMES)))
 
 
 def _ranks(column: pd.Series) -> np.ndarray:

@@ -66,15 +66,10 @@ def rows_by_key(conn: Connection, sql: str, key: str, values: list[int]) -> list
     return out
 
 
-def aliases(conn: Connection) -> dict[int, int]:
-    """Test id -> parity id for the tests whose parity key differs from their key."""
-    return {int(i): int(p) for i, p in alias_rows(conn)}
-
-
 def alias_rows(conn: Connection) -> list[tuple[int, int]]:
-    """The (test id, parity id) rows of `aliases`, as the driver's cursor gives them: the
-    views look them up as arrays (`vectors.Aliases`), and a dict of them made a Python
-    int of every id first."""
+    """The (test id, parity id) rows of the tests whose parity key differs from their key,
+    as the driver's cursor gives them: they are looked up as arrays (`vectors.Aliases`),
+    and a dict of them made a Python int of every id first."""
     read = f"SELECT id, parity_id FROM {TestCase.__tablename__}"
     if conn.dialect.name == "postgresql":
         # PostgreSQL's planner takes `parity_id <> id` for most rows and scans every test,

@@ -507,10 +507,10 @@ def test_aliases_are_the_vendor_named_tests_and_leave_the_planner_as_it_was(engi
     with engine.connect() as conn:
         plain = dict(conn.execute(text("SELECT id, parity_id FROM test_case "
                                        "WHERE parity_id <> id")).all())
-        found = state.aliases(conn)
+        found = dict(state.alias_rows(conn))
         if engine.dialect.name == "postgresql":
             assert conn.exec_driver_sql("SHOW enable_seqscan").scalar() == "on"
             conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
-            state.aliases(conn)
+            state.alias_rows(conn)
             assert conn.exec_driver_sql("SHOW enable_seqscan").scalar() == "off"
     assert plain and found == plain
