@@ -59,26 +59,23 @@ class ParityKeys:
         name = self._fold(full_name)
         return f"{folded}::{name}" if classname else name
 
-    def many(self, classnames: list[str], full_names: list[str]) -> list[str]:
-        """The parity keys of many tests, equal to calling this one by one: one scan of all
-        their names together finds the few that may hold a vendor token, and only those are
-        folded (a search per name was most of writing a new report's test identities)."""
-        text = "\n".join(full_names).lower()
-        # the prefilter's literals hold no newline, so no match spans two names; a name
-        # whose lower case changes its length would shift the offsets: name by name then
-        if self._prefilter is None or len(text) != sum(map(len, full_names)) + len(full_names) - 1:
-            return list(map(self, classnames, full_names))
-        ends = list(accumulate(len(n) + 1 for n in full_names))  # each name's end, + "\n"
-        maybe = {bisect_right(ends, m.start()) for m in self._prefilter.finditer(text)}
-        fold, classes = self._fold, self._classes
-        names = [fold(n) if i in maybe else n for i, n in enumerate(full_names)] if maybe \
-            else full_names
-        out = []
-        for cls, name in zip(classnames, names):
-            folded = classes.get(cls)
-            if folded is None:
-                folded = classes[cls] = fold(cls)
-            out.append(f"{folded}::{name}" if cls else name)
+    def many(self, classnames: list[str], keys: list[str]) -> list[str]:
+        """The parity keys of many tests, given their classnames and test keys
+        (`classname::name[params]`, the name alone without a classname), equal to calling
+        this one by one. One scan of all the keys together finds the few that may hold a
+        vendor token (in the classname or the name); only those are folded, and every
+        other test's parity key is its test key, the same string (a search per name was
+        most of writing a new report's test identities)."""
+        text = "\n".join(keys).lower()
+        # the prefilter's literals hold no newline, so no match spans two keys; a key
+        # whose lower case changes its length would shift the offsets: one by one then
+        if self._prefilter is None or len(text) != sum(map(len, keys)) + len(keys) - 1:
+            return [self(c, k[len(c) + 2:] if c else k) for c, k in zip(classnames, keys)]
+        ends = list(accumulate(map((1).__add__, map(len, keys))))  # each key's end, + "\n"
+        out = list(keys)
+        for i in {bisect_right(ends, m.start()) for m in self._prefilter.finditer(text)}:
+            c = classnames[i]
+            out[i] = self(c, keys[i][len(c) + 2:] if c else keys[i])
         return out
 
 

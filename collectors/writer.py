@@ -170,23 +170,31 @@ def _in_order(order: list[int]):
     return lambda seq: tuple(seq[i] for i in order)
 
 
-def _group_counts(tests: list[TestRecord], groups: list[str], outcomes: list[str],
-                  durations: list[float | None], categories: list[str | None]) -> dict[str, dict]:
-    """The per-group summary of one file's test rows (columns in the same order)."""
+def _group_counts(groups: list[str], outcomes: list[str], durations: list[float | None],
+                  categories: list[str | None], reruns: list[int]) -> dict[str, dict]:
+    """The per-group summary of one file's test rows (columns in the same order). Only the
+    counts every row adds to loop over every row in Python; a group's durations are summed
+    by `bincount`, in row order as a loop would."""
     counts: dict[str, dict] = {}
     for (group, outcome), n in Counter(zip(groups, outcomes)).items():
         c = counts.get(group) or counts.setdefault(group, dict.fromkeys(SUMMARY_KEYS, 0))
         c[outcome] += n
         c["total"] += n
-    flaky = [t.rerun_count > 0 and t.outcome == "passed" for t in tests]
-    for group, n in Counter(compress(groups, flaky)).items():
-        counts[group]["flaky"] += n
-    gated = [c in VENDOR_GATED for c in categories]
-    for group, n in Counter(compress(groups, gated)).items():
+    if any(reruns):  # passed after a rerun
+        flaky = Counter(g for g, r, o in zip(groups, reruns, outcomes) if r and o == "passed")
+        for group, n in flaky.items():
+            counts[group]["flaky"] += n
+    skipped = zip(compress(groups, categories), filter(None, categories))  # skipped rows
+    for group, n in Counter(g for g, c in skipped if c in VENDOR_GATED).items():
         counts[group]["vendor_skipped"] += n
-    for group, d in zip(groups, durations):
-        if d:
-            counts[group]["duration_s"] += d
+    number = {g: i for i, g in enumerate(counts)}
+    spent = np.array(durations, dtype=float)  # None: nan, which adds nothing
+    spent[np.isnan(spent)] = 0.0
+    sums = np.bincount(list(map(number.__getitem__, groups)), weights=spent,
+                       minlength=len(number))
+    for c, total in zip(counts.values(), sums.tolist()):
+        if total:
+            c["duration_s"] += total
     return counts
 
 
@@ -361,7 +369,7 @@ class Writer:
             tests = merge_repeats(tests)
             keys = [t.test_key for t in tests]
         ids = list(map(store.test_id, keys))
-        groups = [t.group for t in tests]
+        groups = [t.file or t.classname or t.suite for t in tests]  # `TestRecord.group`
         outcomes = [t.outcome for t in tests]
         durations = [t.duration_s for t in tests]
         categories = [skip_category(t.skip_reason) if t.outcome == "skipped" else None
@@ -378,8 +386,8 @@ class Writer:
         store.add_test_results(conn, list(rows))
         state.add(conn, job_pk, ids, outcomes, categories, reruns)  # the job's vector, in step
         streaks.follow(conn, [job_pk])  # and the failure streaks
-        counts = {} if result.sessions else _group_counts(tests, groups, outcomes, durations,
-                                                           categories)
+        counts = {} if result.sessions else _group_counts(groups, outcomes, durations,
+                                                           categories, reruns)
         for s in result.sessions:
             c = counts.setdefault(s.label, dict.fromkeys(SUMMARY_KEYS, 0))
             for k in OUTCOMES:
@@ -396,23 +404,22 @@ class Writer:
         """test_case rows, in id order, for the tests the store does not hold yet. Built in
         report order, which is memory order, and only then put in id order (`take`)."""
         known = self._known_tests
-        unknown = [tid for tid in take(ids) if tid not in known]
-        known.update(store.stored_test_ids(conn, unknown))
-        new = [i for i, tid in enumerate(ids) if tid not in known]
+        unknown = [tid for tid in take(ids) if tid not in known] if known else list(take(ids))
+        stored = store.stored_test_ids(conn, unknown)
+        known.update(stored)
+        every = len(unknown) == len(ids) and not stored  # the store holds none of them
+        new = None if every else [i for i, tid in enumerate(ids) if tid not in known]
         known.update(ids)
+        if new is not None:
+            tests, keys, ids, groups = ([seq[i] for i in new] for seq in (tests, keys, ids, groups))
+        # column by column, as `_tests` builds the result rows
+        classes = [t.classname for t in tests]
+        pkeys = self.parity_keys.many(classes, keys)
         test_id = store.test_id
-        # a test key is `classname::name[params]` (the name alone without a classname)
-        classes = [tests[i].classname for i in new]
-        pkeys = self.parity_keys.many(classes, [keys[i][len(c) + 2:] if c else keys[i]
-                                                for i, c in zip(new, classes)])
-        rows = []
-        for i, pkey in zip(new, pkeys):
-            t, key, tid = tests[i], keys[i], ids[i]
-            rows.append((tid, key, tid if pkey == key else test_id(pkey), pkey, t.file,
-                         t.classname, t.name, t.params, groups[i]))
-        if len(rows) == len(ids):
-            return list(take(rows))
-        return sorted(rows, key=itemgetter(0))
+        pids = [tid if pkey == key else test_id(pkey) for tid, pkey, key in zip(ids, pkeys, keys)]
+        rows = list(zip(ids, keys, pids, pkeys, [t.file for t in tests], classes,
+                        [t.name for t in tests], [t.params for t in tests], groups))
+        return list(take(rows)) if every else sorted(rows, key=itemgetter(0))
 
     def forget_cache(self) -> None:
         """Drop the known-test and job caches (after a rolled-back transaction)."""

@@ -79,9 +79,9 @@ def _split(node_id: str) -> tuple[str, str]:
 
 
 def test_parity_keys_of_many_tests_are_each_tests_own(real):
-    """`ParityKeys.many` (one scan of all names) equals calling it name by name: on the real
-    suites' node ids, on names with vendor and hardware tokens in any case, without a
-    classname, and on names whose lower case is longer than they are."""
+    """`ParityKeys.many` (one scan of all test keys) equals calling it test by test: on the
+    real suites' node ids, on names and classnames with vendor and hardware tokens in any
+    case, without a classname, and on names whose lower case is longer than they are."""
     from parity.collectors.identity import ParityKeys
 
     keys = ParityKeys(vocabulary())
@@ -92,13 +92,15 @@ def test_parity_keys_of_many_tests_are_each_tests_own(real):
         ("tests.kernels.TestAttn", "test_decode[ROCm-fp8]"), ("", "test_cuda_graph[MI300X]"),
         ("TestOps", "test_add_cuda_float32"), ("TestOps", "test_add_cpu_float32"),
         ("tests/test_hip.py", "test_x[gfx942-H100]"), ("", ""), ("C", "İstanbul_cuda"),
-        ("", "rocm"), ("A::B", "test[nvidia,amd]")]
+        ("", "rocm"), ("A::B", "test[nvidia,amd]"), ("tests.test_rocm.TestOps", "test_add"),
+        ("test_mi300x_ops.py", "test_x[H100]"), ("TestCUDA", "test_plain")]
     assert len(cases) > 1000  # the real ids are there
-    classes, names = [c for c, _ in cases], [n for _, n in cases]
+    classes = [c for c, _ in cases]
+    test_keys = [f"{c}::{n}" if c else n for c, n in cases]
     one_by_one = [ParityKeys(vocabulary())(c, n) for c, n in cases]
-    assert keys.many(classes, names) == one_by_one
-    assert sum(k != (f"{c}::{n}" if c else n) for k, (c, n) in zip(one_by_one, cases)) > 5
-    ascii_only = [i for i, n in enumerate(names) if n.isascii()]  # the single-scan path
-    assert keys.many([classes[i] for i in ascii_only], [names[i] for i in ascii_only]) == \
+    assert keys.many(classes, test_keys) == one_by_one
+    assert sum(k != t for k, t in zip(one_by_one, test_keys)) > 5
+    ascii_only = [i for i, t in enumerate(test_keys) if t.isascii()]  # the single-scan path
+    assert keys.many([classes[i] for i in ascii_only], [test_keys[i] for i in ascii_only]) == \
         [one_by_one[i] for i in ascii_only]
     assert keys.many([], []) == []

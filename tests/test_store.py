@@ -4,7 +4,9 @@ from __future__ import annotations
 import json
 import sys
 import zipfile
+from dataclasses import replace
 from datetime import date, datetime
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -383,6 +385,35 @@ def test_same_tests_on_two_vendors_share_parity_keys(engine, tmp_path):
             .join(Hardware, Hardware.id == CiJob.hardware_id)).scalar()
     assert sorted(n for _, n in per_key) == [1, 1, 1, 2]  # decode_rocm and decode_cuda meet
     assert vendors == 2
+
+
+def test_test_identities_are_interned_once_whoever_knew_them(engine, tmp_path):
+    """A report's new tests get their test_case rows, with their parity keys, whether its
+    other tests were known to the writer (an earlier file of the same batch) or to the store
+    only (an earlier batch), and the known ones are not written again."""
+    from parity.db.store import test_id
+
+    def report(name: str, tests: list[str]) -> Path:
+        cases = "".join(f'<testcase classname="tests.kernels.test_attn" name="{t}"/>'
+                        for t in tests)
+        path = tmp_path / name
+        path.write_text(f'<testsuites><testsuite name="pytest">{cases}</testsuite></testsuites>')
+        return path
+
+    first = report("a.xml", ["test_a", "test_b_rocm", "test_c"])
+    same_batch = report("b.xml", ["test_c", "test_b_rocm", "test_d_rocm[fp8]", "test_e"])
+    next_batch = report("c.xml", ["test_e", "test_f_cuda", "test_a"])
+    opts = IngestOptions(framework="vllm", hardware="mi355x", run_id="1")
+    assert ingest(engine, [first, same_batch], opts).count("ingested") == 2
+    assert ingest(engine, [next_batch], replace(opts, run_id="2")).count("ingested") == 1
+    with engine.connect() as conn:
+        rows = conn.execute(select(m.TestCase.id, m.TestCase.test_key, m.TestCase.parity_id,
+                                   m.TestCase.parity_key)).all()
+    assert sorted(r.test_key.split("::")[1] for r in rows) == [
+        "test_a", "test_b_rocm", "test_c", "test_d_rocm[fp8]", "test_e", "test_f_cuda"]
+    for r in rows:
+        assert r.id == test_id(r.test_key) and r.parity_id == test_id(r.parity_key)
+        assert r.parity_key == r.test_key.replace("_rocm", "_{gpu}").replace("_cuda", "_{gpu}")
 
 
 def test_cli_output_into_a_closed_pipe_stops_quietly(tmp_path):
