@@ -181,7 +181,12 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
     alias = tables.alias_map(engine)  # the vendor-named tests, as arrays
     by_value = np.argsort(alias.values, kind="stable")
     values = alias.values[by_value]
-    number, keys = groups(*(wanted[c] for c in outcomes.LANE))
+    if "job_pk" in wanted:  # a job is in one lane: its jobs' lanes, numbered, say the rows'
+        job, first = _first_rows(wanted["job_pk"].to_numpy(np.int64))
+        number, keys = groups(*(wanted[c].take(first) for c in outcomes.LANE))
+        number = number[job]
+    else:
+        number, keys = groups(*(wanted[c] for c in outcomes.LANE))
     parity_ids = wanted["parity_id"].to_numpy(np.int64)
     out = {}
     for key, rows in sorted(((k, r) for k, r in zip(keys, members(number)) if k in lanes),
@@ -197,10 +202,20 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
     return out
 
 
+def _first_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's number (in order of first appearance) and each number's first row."""
+    number = pd.factorize(values)[0]
+    # numbered by first appearance: a row is its value's first where its number is new
+    new = np.r_[True, number[1:] > np.maximum.accumulate(number)[:-1]] if len(number) else []
+    return number, np.flatnonzero(new)
+
+
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     """Run-by-run outcomes of the `wanted` tests (framework, suite, hardware, parity_id), each
     followed only in the lane it was found in: one row per (run, hardware, test), the worst
-    of its jobs' outcomes (`flaky_tests`' input). Outcomes and reruns come from the per-job
+    of its jobs' outcomes. The views count from runs × tests arrays instead (`_streaks`,
+    `_flakiness`); this history is what the tests hold them to (`outcomes.streaks` and
+    `outcomes.flakiness` of it). Outcomes and reruns come from the per-job
     outcome vectors, and the rows are assembled as integer arrays (a 60-day history of
     thousands of failing tests is hundreds of thousands of rows); no raw result is read, so
     `message` is empty (the streaks and their last messages: `_streaks`)."""
@@ -317,15 +332,7 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     (`tables.streak_cutoff`), which the jobs' history must reach over: a streak with no
     pass in it goes on with its lane's state (`tables.lane_streaks`, `_carry`)."""
     engine = tables.open_store(store)
-    lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
-    # (framework, hardware) -> suite -> the test ids to find and their parity ids
-    plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
-    for (fw, suite, hw), tests in _spellings(engine, wanted, lanes).items():
-        plan.setdefault((fw, hw), {})[suite] = tests
-    job_pk = jobs["job_pk"].to_numpy(np.int64)
-    found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
-                                        for s in suites for i in lanes[(fw, s, hw)]],
-                               ("outcomes", "reruns") if flaky else ("outcomes",))
+    lanes, plan, found = _plan(engine, jobs, wanted, flaky)
     before = tables.lane_streaks(engine, [(fw, hw, s) for (fw, hw), suites in plan.items()
                                           for s in suites]) if cutoff is not None else {}
     parts = []
@@ -354,6 +361,63 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
             np.full(len(keep), hw, object)
         parts.append(part)
     return _streak_frame(engine, jobs, parts, messages, culprits, flaky, ordered)
+
+
+def _plan(engine, jobs: pd.DataFrame, wanted: pd.DataFrame, reruns: bool
+          ) -> tuple[dict, dict, dict]:
+    """What `_lane_arrays` is made from, for the `wanted` tests (framework, suite, hardware,
+    parity_id) in `jobs`: each lane's jobs' positions, per (framework, hardware) each
+    suite's test ids to find and their parity ids (`_spellings`), and the vectors of the
+    jobs of those lanes (with their reruns, with `reruns`)."""
+    lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
+    plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for (fw, suite, hw), tests in _spellings(engine, wanted, lanes).items():
+        plan.setdefault((fw, hw), {})[suite] = tests
+    job_pk = jobs["job_pk"].to_numpy(np.int64)
+    found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
+                                        for s in suites for i in lanes[(fw, s, hw)]],
+                               ("outcomes", "reruns") if reruns else ("outcomes",))
+    return lanes, plan, found
+
+
+def _flakiness(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
+    """`outcomes.flakiness` of the `wanted` tests' run-by-run history (`_history`), counted
+    down the columns of each (framework, hardware)'s runs × tests arrays
+    (`outcomes.run_flakiness`) as `_streaks` counts streaks, instead of a row per run and
+    test grouped again by test (the flaky tests of PyTorch lanes of 250,000 tests are a
+    history of 875,000 rows)."""
+    engine = tables.open_store(store)
+    lanes, plan, found = _plan(engine, jobs, wanted, True)
+    parts = []
+    for (fw, hw), suites in plan.items():
+        lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)
+                                   for s, tests in suites.items()}, found, True)
+        f = outcomes.run_flakiness(lane["codes"], lane["reruns"], lane["commit"])
+        keep = np.flatnonzero((f["rerun_passes"] > 0) | (f["mixed"] > 0))
+        part = {k: f[k][keep] for k in ("runs", "failures", "rerun_passes", "flips", "mixed")}
+        part["parity_id"] = lane["columns"][keep]
+        part["first_seen"] = lane["when"][f["first"][keep]]
+        part["last_seen"] = lane["when"][f["last"][keep]]
+        part["framework"], part["hardware"] = np.full(len(keep), fw, object), \
+            np.full(len(keep), hw, object)
+        parts.append(part)
+    if not parts:
+        return pd.DataFrame(columns=outcomes.FLAKY_COLUMNS)
+    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
+    at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
+    a = {k: v[at >= 0] for k, v in a.items()}  # a test without a key is not followed
+    hardware = pd.Series(pd.array(a["hardware"], dtype=jobs["hardware"].dtype))
+    vendor = dict(zip(jobs["hardware"], jobs["vendor"]))
+    counts = pd.DataFrame({
+        "framework": pd.array(a["framework"], dtype=jobs["framework"].dtype),
+        "vendor": hardware.map(vendor).astype(jobs["vendor"].dtype), "hardware": hardware,
+        "parity_id": a["parity_id"], "parity_key": keys["parity_key"].array.take(at[at >= 0]),
+        "same_commit_mixed": a["mixed"], "first_seen": a["first_seen"],
+        "last_seen": a["last_seen"]})
+    for c in ("runs", "failures", "rerun_passes", "flips"):
+        counts[c] = a[c]
+    return outcomes.flaky_table(counts)
 
 
 def _carry(part: dict[str, np.ndarray], before: dict[str, tuple], planned: dict[str, np.ndarray]
@@ -815,10 +879,9 @@ def flaky_tests(store: Store = None, *, framework=None, hardware=None, suite=Non
     jobs = _in(_jobs(store, framework, suite, when), when)
     suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
     if suspect.empty:
-        return outcomes.flakiness(pd.DataFrame())
+        return pd.DataFrame(columns=outcomes.FLAKY_COLUMNS)
     res = tables.failing_tests(tables.open_store(store), suspect["job_pk"], reruns=True)
-    hist = _history(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"))
-    out = outcomes.flakiness(hist)
+    out = _flakiness(store, jobs, res.merge(suspect[["job_pk"] + outcomes.LANE], on="job_pk"))
     names = _names(hardware)
     return out[out["hardware"].isin(names)].reset_index(drop=True) if names else out
 

@@ -620,16 +620,45 @@ def run_flaky(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray) -> np.n
     test flaky: it passed in a run where one of its rows was rerun (`reruns`, runs × tests,
     non-zero there), or it both passed and failed on one commit (`commit`: each run's
     commit as an integer, -1 where the run has none)."""
-    ran = codes <= RANK["passed"]
-    bad = codes <= RANK["failed"]
-    flaky = ((codes == RANK["passed"]) & (reruns > 0)).any(axis=0)
-    known = commit >= 0
-    if known.any():  # per commit, did the test fail in a run of it, did it pass
-        on = (commit[known][None, :] == np.arange(commit.max() + 1)[:, None]).astype(np.float32)
-        failed_on = on @ bad[known].astype(np.float32) > 0
-        passed_on = on @ (ran & ~bad)[known].astype(np.float32) > 0
-        flaky |= (failed_on & passed_on).any(axis=0)
-    return flaky
+    ran, bad = codes <= RANK["passed"], codes <= RANK["failed"]
+    return ((codes == RANK["passed"]) & (reruns > 0)).any(axis=0) | \
+        (_run_mixed(ran, bad, commit) > 0)
+
+
+def run_flakiness(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray
+                  ) -> dict[str, np.ndarray]:
+    """What `flakiness` counts, for many tests of one lane at once (`codes`, `reruns` and
+    `commit` as `run_flaky` takes them). Per test (column): `runs` and `failures` among the
+    runs it ran in, `rerun_passes` (runs it passed in with a row rerun), `mixed` (commits
+    it both passed and failed on), `flips` (changes between failing and passing from one
+    run it ran in to the next) and the rows of its first and last run (`first`, `last`;
+    -1 where it never ran)."""
+    ran, bad = codes <= RANK["passed"], codes <= RANK["failed"]
+    row = np.arange(codes.shape[0])[:, None]
+    seen = np.maximum.accumulate(np.where(ran, row, -1), axis=0)  # its last run up to here
+    before = np.vstack([np.full((1, codes.shape[1]), -1), seen[:-1]])  # ... before this row
+    was_bad = np.take_along_axis(bad, np.maximum(before, 0), axis=0)
+    return {"runs": ran.sum(axis=0), "failures": bad.sum(axis=0),
+            "rerun_passes": ((codes == RANK["passed"]) & (reruns > 0)).sum(axis=0),
+            "mixed": _run_mixed(ran, bad, commit),
+            "flips": (ran & (before >= 0) & (was_bad != bad)).sum(axis=0),
+            "first": np.where(ran, row, codes.shape[0]).min(axis=0, initial=codes.shape[0]),
+            "last": seen[-1] if len(seen) else np.full(codes.shape[1], -1)}
+
+
+def _run_mixed(ran: np.ndarray, bad: np.ndarray, commit: np.ndarray) -> np.ndarray:
+    """Per column of runs × tests cells, how many commits (`commit`: each row's, as an
+    integer, -1 where none) it both failed (`bad`) and passed (`ran` and not `bad`) on."""
+    # one run holds one outcome per test: only the runs of a commit that ran more than once
+    which, runs = np.unique(commit, return_inverse=True, return_counts=True)[1:]
+    again = (runs[which] > 1) & (commit >= 0)
+    if not again.any():
+        return np.zeros(ran.shape[1], np.int64)
+    number = pd.factorize(commit[again])[0]
+    on = (number[None, :] == np.arange(number.max() + 1)[:, None]).astype(np.float32)
+    failed_on = on @ bad[again].astype(np.float32) > 0
+    passed_on = on @ (ran & ~bad)[again].astype(np.float32) > 0
+    return (failed_on & passed_on).sum(axis=0)
 
 
 # (group, commit) cells up to this many are marked in a table of every pair; past it the
@@ -661,22 +690,21 @@ def mixed_commits(group: np.ndarray, commit: np.ndarray, failed: np.ndarray,
     return np.bincount(owner, minlength=groups)
 
 
+FLAKY_COLUMNS = ["framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",
+                 "failures", "rerun_passes", "same_commit_mixed", "flip_rate", "fail_rate",
+                 "fail_lo", "fail_hi", "last_seen"]
+
+
 def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     """Vendor-aware flaky tests from outcome histories (columns framework, vendor, hardware,
-    parity_id, parity_key, commit, run_at, outcome, reruns).
-
-    Flaky means both outcomes on the same code: failed then passed on a rerun, or passed and
-    failed on the same commit. The flip rate (outcome changes / (runs - 1)) ranks them; a
-    test flaky on both vendors is `shared`, else `amd-only` or `nvidia-only`."""
-    cols = ["framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",
-            "failures", "rerun_passes", "same_commit_mixed", "flip_rate", "fail_rate",
-            "fail_lo", "fail_hi", "last_seen"]
+    parity_id, parity_key, commit, run_at, outcome, reruns): per test and hardware, what
+    `flaky_table` makes of its counts."""
     keys = ["framework", "vendor", "hardware", "parity_id"]
     if history.empty:
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=FLAKY_COLUMNS)
     r = _Ran(history, keys)
     if not len(r):
-        return pd.DataFrame(columns=cols)
+        return pd.DataFrame(columns=FLAKY_COLUMNS)
     f = r.f
     flip = np.r_[False, f[1:] != f[:-1]] & (r.pos > 0)
     reruns = pd.to_numeric(history["reruns"]).fillna(0).to_numpy()[r.rows]
@@ -686,20 +714,33 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out["parity_key"] = r.last_value(history, "parity_key")
     out["runs"], out["failures"] = r.sizes, total(f)
     out["rerun_passes"], out["flips"] = total(rp), total(flip)
-    out["last_seen"] = history["run_at"].to_numpy()[r.rows[r.ends]]
+    run_at = history["run_at"].to_numpy()
+    out["first_seen"], out["last_seen"] = run_at[r.rows[r.starts]], run_at[r.rows[r.ends]]
     commit = np.asarray(history["commit"].factorize()[0])[r.rows]  # a missing commit is -1
     out["same_commit_mixed"] = mixed_commits(r.group, commit, f, len(r)).astype(int)
-    out = out[(out["rerun_passes"] > 0) | (out["same_commit_mixed"] > 0)].reset_index(drop=True)
+    return flaky_table(_plain(out))
+
+
+def flaky_table(counts: pd.DataFrame) -> pd.DataFrame:
+    """The flaky tests among per-test counts (columns framework, vendor, hardware, parity_id,
+    parity_key, runs, failures, rerun_passes, flips, same_commit_mixed, first_seen,
+    last_seen; one row per test and hardware).
+
+    Flaky means both outcomes on the same code: failed then passed on a rerun, or passed and
+    failed on the same commit. The flip rate (outcome changes / (runs - 1)) ranks them, then
+    rerun passes and runs; among equals, the test seen first, then by framework, hardware
+    and key. A test flaky on both vendors is `shared`, else `amd-only` or `nvidia-only`."""
+    out = counts[(counts["rerun_passes"] > 0) | (counts["same_commit_mixed"] > 0)] \
+        .reset_index(drop=True)
+    if out.empty:
+        return pd.DataFrame(columns=FLAKY_COLUMNS)
     runs = out["runs"].astype(int)
     out["flip_rate"] = (out["flips"] / (runs - 1).where(runs > 1)).fillna(0.0)
     out["fail_rate"] = out["failures"] / runs
     out["fail_lo"], out["fail_hi"] = wilson_bounds(out["failures"].to_numpy(dtype=float),
                                                    runs.to_numpy(dtype=float))
-    for c in ("runs", "failures", "rerun_passes"):
+    for c in ("runs", "failures", "rerun_passes", "same_commit_mixed"):
         out[c] = out[c].astype(int)
-    out = _plain(out[[c for c in cols if c != "label"]])
-    if out.empty:
-        return pd.DataFrame(columns=cols)
     # which vendors a test is flaky on, per (framework, test), counted as integers
     test = key_codes(out["framework"], out["parity_id"])
     vendor = out["vendor"].to_numpy(dtype=object)
@@ -708,5 +749,8 @@ def flakiness(history: pd.DataFrame) -> pd.DataFrame:
     out["label"] = np.select(
         [has["amd"] & has["nvidia"], has["amd"] & ~other, has["nvidia"] & ~other],
         ["shared", "amd-only", "nvidia-only"], "other")
-    out = out.sort_values(["flip_rate", "rerun_passes", "runs"], ascending=[False, False, False])
-    return out[cols].reset_index(drop=True)
+    out = out.sort_values(["flip_rate", "rerun_passes", "runs", "first_seen", "framework",
+                           "hardware", "vendor", "parity_key"],
+                          ascending=[False, False, False, True, True, True, True, True],
+                          kind="stable")
+    return out[FLAKY_COLUMNS].reset_index(drop=True)

@@ -647,6 +647,30 @@ def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_d
         set(map(tuple, flaky[keys].to_numpy().tolist()))
 
 
+def test_flaky_tests_from_runs_by_tests_arrays_are_the_flakiness_of_the_history(demo_db):
+    """`frames._flakiness` (each lane's tests as columns of runs × tests arrays) gives the
+    very frame `outcomes.flakiness` makes of the same tests' run-by-run history, rows and
+    order alike: for the tests `flaky_tests` follows (every test that failed or was rerun
+    in the window) and for every failing test of every lane's latest run."""
+    engine = tables.open_store(demo_db)
+    when = frames._recent(demo_db, None, None, None)
+    jobs = frames._in(frames._jobs(demo_db, None, None, when), when)
+    suspect = jobs[(jobs["flaky"] + jobs["failed"] + jobs["error"]) > 0]
+    followed = tables.failing_tests(engine, suspect["job_pk"], reruns=True).merge(
+        suspect[["job_pk"] + outcomes.LANE], on="job_pk")
+    latest = jobs[jobs["run_at"] == jobs.groupby(outcomes.LANE)["run_at"].transform("max")]
+    failing = tables.failing_tests(engine, latest["job_pk"]).merge(
+        latest[["job_pk"] + outcomes.LANE], on="job_pk")
+    for wanted in (followed, failing):
+        got = frames._flakiness(demo_db, jobs, wanted)
+        want = outcomes.flakiness(frames._history(demo_db, jobs, wanted))
+        assert len(got) >= 10 and {"shared", "amd-only"} <= set(got["label"])
+        pd.testing.assert_frame_equal(got, want)
+    pd.testing.assert_frame_equal(frames.flaky_tests(demo_db), frames._flakiness(
+        demo_db, jobs, followed))
+    assert frames._flakiness(demo_db, jobs, followed.iloc[0:0]).empty
+
+
 def test_failure_messages_are_the_reduced_notable_rows_messages(demo_db, tmp_path):
     """`tables.failure_messages` gives, per job and test, the message the reduction of its
     notable rows gives (the worst row with a message), with vendor spellings of a test

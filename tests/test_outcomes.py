@@ -711,6 +711,42 @@ def test_run_flaky_is_the_flakiness_of_the_same_cells(seed):
     assert set(np.flatnonzero(outcomes.run_flaky(codes, reruns, commit))) == want
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_run_flakiness_counts_what_a_run_by_run_count_finds(seed):
+    """Runs × tests codes (cells where a test did not run, skipped or xfailed among them),
+    reruns here and there and runs of a few commits, some without one: every test's runs,
+    failures, rerun passes, flips, same-commit mixes and first and last run are what a
+    plain count finds in the same cells written as a history; `run_flaky` is those with a
+    rerun pass or a mix."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 25)), 50)
+    codes = rng.choice([0, 1, 2, 2, 2, 2, 4, 5, 255, 255], size=shape).astype(np.uint8)
+    reruns = (rng.random(shape) < 0.05).astype(np.uint8)
+    commit = rng.integers(0, 2 * shape[0], size=shape[0])
+    commit[rng.random(shape[0]) < 0.2] = -1
+    rows = [dict(framework="vllm", vendor="amd", hardware="mi300x", parity_id=t,
+                 parity_key=f"t::test_{t}", outcome=vec.OUTCOMES[c], reruns=int(reruns[r, t]),
+                 commit=None if commit[r] < 0 else f"c{commit[r]}", message=None,
+                 run_at=T0 + timedelta(hours=r))
+            for r in range(shape[0]) for t in range(shape[1])
+            if (c := int(codes[r, t])) < len(vec.OUTCOMES)]
+    want = _reference(pd.DataFrame(rows), ["parity_id"])
+    got = outcomes.run_flakiness(codes, reruns, commit)
+    for t in range(shape[1]):
+        w = want.get((t,))
+        if w is None:  # it never ran
+            assert (got["runs"][t], got["first"][t], got["last"][t]) == (0, shape[0], -1)
+            continue
+        assert (got["runs"][t], got["failures"][t], got["rerun_passes"][t], got["flips"][t],
+                got["mixed"][t]) == (w["runs"], w["failures"], w["rerun_passes"], w["flips"],
+                                     w["mixed"])
+        ran = np.flatnonzero(codes[:, t] <= outcomes.RANK["passed"])
+        assert (got["first"][t], got["last"][t]) == (ran[0], ran[-1])
+    flaky = outcomes.run_flaky(codes, reruns, commit)
+    assert flaky.tolist() == ((got["rerun_passes"] > 0) | (got["mixed"] > 0)).tolist()
+    assert flaky.any() and not flaky.all()
+
+
 def test_the_first_row_of_a_history_counts_like_any_other():
     """The earliest row of the whole history (array position 0) is a test's only failure and
     only message, and another test has neither: its message and passes since are still
