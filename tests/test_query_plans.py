@@ -79,3 +79,17 @@ def test_the_check_sees_a_scan(planned):
     engine, _ = planned
     assert _scans(engine, "SELECT outcome FROM test_result WHERE duration_s > ?", (1.0,)) \
         == ["SCAN test_result"]
+
+
+def test_a_read_that_names_its_index_is_planned_through_it(planned):
+    """The notable rows' reads name their partial index (`INDEXED BY`, a table hint that
+    SQLAlchemy's SQLite dialect would drop): the statements the views send say so, and
+    SQLite plans them through it rather than through every row of each job."""
+    engine, sent = planned
+    hinted = [(s, p) for _, s, p in sent if "INDEXED BY ix_test_result_notable" in s]
+    assert hinted, "no view read the notable rows by their index"
+    for statement, parameters in hinted:
+        with engine.connect() as conn:
+            plan = [row[3] for row in conn.exec_driver_sql(
+                f"EXPLAIN QUERY PLAN {statement}", parameters).all()]
+        assert any("USING INDEX ix_test_result_notable" in step for step in plan), plan
