@@ -403,21 +403,30 @@ def _flakiness(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
         parts.append(part)
     if not parts:
         return pd.DataFrame(columns=outcomes.FLAKY_COLUMNS)
-    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
-    at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
-    a = {k: v[at >= 0] for k, v in a.items()}  # a test without a key is not followed
+    a, keys, at = _keyed(engine, parts)
     hardware = pd.Series(pd.array(a["hardware"], dtype=jobs["hardware"].dtype))
     vendor = dict(zip(jobs["hardware"], jobs["vendor"]))
     counts = pd.DataFrame({
         "framework": pd.array(a["framework"], dtype=jobs["framework"].dtype),
         "vendor": hardware.map(vendor).astype(jobs["vendor"].dtype), "hardware": hardware,
-        "parity_id": a["parity_id"], "parity_key": keys["parity_key"].array.take(at[at >= 0]),
+        "parity_id": a["parity_id"], "parity_key": keys["parity_key"].array.take(at),
         "same_commit_mixed": a["mixed"], "first_seen": a["first_seen"],
         "last_seen": a["last_seen"]})
     for c in ("runs", "failures", "rerun_passes", "flips"):
         counts[c] = a[c]
     return outcomes.flaky_table(counts)
+
+
+def _keyed(engine, parts: list[dict[str, np.ndarray]]
+           ) -> tuple[dict[str, np.ndarray], pd.DataFrame, np.ndarray]:
+    """The lanes' arrays (`_streaks`, `_flakiness`) joined, less the tests without a parity
+    key (not followed, as in `_history`), with the keys (`tables.parity_keys`) and each
+    row's place in them."""
+    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
+    at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
+    keep = at >= 0
+    return {k: v[keep] for k, v in a.items()}, keys, at[keep]
 
 
 def _carry(part: dict[str, np.ndarray], before: dict[str, tuple], planned: dict[str, np.ndarray]
@@ -507,11 +516,7 @@ def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]]
         (["flaky"] if flaky else [])
     if not parts:
         return pd.DataFrame(columns=columns)
-    a = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    keys = tables.parity_keys(engine, pd.unique(a["parity_id"]))
-    at = pd.Index(keys["parity_id"]).get_indexer(a["parity_id"])
-    a = {k: v[at >= 0] for k, v in a.items()}
-    at = at[at >= 0]
+    a, keys, at = _keyed(engine, parts)
     out = pd.DataFrame({"framework": pd.array(a["framework"], dtype=jobs["framework"].dtype),
                         "hardware": pd.array(a["hardware"], dtype=jobs["hardware"].dtype),
                         "parity_id": a["parity_id"],
