@@ -172,9 +172,10 @@ def _in_order(order: list[int]):
 
 def _group_counts(groups: list[str], outcomes: list[str], durations: list[float | None],
                   categories: list[str | None], reruns: list[int]) -> dict[str, dict]:
-    """The per-group summary of one file's test rows (columns in the same order). Only the
-    counts every row adds to loop over every row in Python; a group's durations are summed
-    by `bincount`, in row order as a loop would."""
+    """The per-group summary of one file's test rows (columns in the same order): the
+    outcomes counted over zipped columns, the rare rerun passes and vendor-gated skips over
+    their own rows only, and each group's durations summed by `bincount` (in row order, as a
+    loop adds them)."""
     counts: dict[str, dict] = {}
     for (group, outcome), n in Counter(zip(groups, outcomes)).items():
         c = counts.get(group) or counts.setdefault(group, dict.fromkeys(SUMMARY_KEYS, 0))
@@ -190,8 +191,8 @@ def _group_counts(groups: list[str], outcomes: list[str], durations: list[float 
     number = {g: i for i, g in enumerate(counts)}
     spent = np.array(durations, dtype=float)  # None: nan, which adds nothing
     spent[np.isnan(spent)] = 0.0
-    sums = np.bincount(list(map(number.__getitem__, groups)), weights=spent,
-                       minlength=len(number))
+    sums = np.bincount(np.fromiter(map(number.__getitem__, groups), np.int64, len(groups)),
+                       weights=spent, minlength=len(number))
     for c, total in zip(counts.values(), sums.tolist()):
         if total:
             c["duration_s"] += total

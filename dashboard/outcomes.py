@@ -631,8 +631,8 @@ def run_flakiness(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray
     `commit` as `run_flaky` takes them). Per test (column): `runs` and `failures` among the
     runs it ran in, `rerun_passes` (runs it passed in with a row rerun), `mixed` (commits
     it both passed and failed on), `flips` (changes between failing and passing from one
-    run it ran in to the next) and the rows of its first and last run (`first`, `last`;
-    -1 where it never ran)."""
+    run it ran in to the next) and the rows of its first and last run (`first`, the number
+    of runs where it never ran; `last`, -1 there)."""
     ran, bad = codes <= RANK["passed"], codes <= RANK["failed"]
     row = np.arange(codes.shape[0])[:, None]
     seen = np.maximum.accumulate(np.where(ran, row, -1), axis=0)  # its last run up to here

@@ -416,6 +416,36 @@ def test_test_identities_are_interned_once_whoever_knew_them(engine, tmp_path):
         assert r.parity_key == r.test_key.replace("_rocm", "_{gpu}").replace("_cuda", "_{gpu}")
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_group_summaries_are_what_a_row_by_row_count_gives(seed):
+    """A file's per-group summary (outcomes, rerun passes, vendor-gated skips, durations
+    with missing and zero ones) equals adding each row up in a loop, sums to the bit."""
+    import random
+
+    from parity.collectors.writer import SUMMARY_KEYS, _group_counts
+    from parity.db.models import VENDOR_GATED
+
+    rng = random.Random(seed)
+    n = rng.randint(0, 300)
+    groups = [rng.choice(["tests/a.py", "tests/b.py", "TestC", "suite"]) for _ in range(n)]
+    outcomes = [rng.choice(["passed", "passed", "failed", "skipped", "error", "xfailed"])
+                for _ in range(n)]
+    durations = [rng.choice([None, 0.0, round(rng.random() * 9, 3), 1e-9]) for _ in range(n)]
+    categories = [rng.choice(["vendor_amd", "hardware", "other"]) if o == "skipped" else None
+                  for o in outcomes]
+    reruns = [rng.choice([0, 0, 0, 1, 2]) for _ in range(n)]
+    want: dict = {}
+    for g, o, d, c, r in zip(groups, outcomes, durations, categories, reruns):
+        w = want.setdefault(g, dict.fromkeys(SUMMARY_KEYS, 0))
+        w[o] += 1
+        w["total"] += 1
+        w["flaky"] += bool(r and o == "passed")
+        w["vendor_skipped"] += c in VENDOR_GATED
+        if d:
+            w["duration_s"] += d
+    assert _group_counts(groups, outcomes, durations, categories, reruns) == want
+
+
 def test_cli_output_into_a_closed_pipe_stops_quietly(tmp_path):
     import os
     import subprocess
