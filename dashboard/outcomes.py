@@ -661,33 +661,22 @@ def _run_mixed(ran: np.ndarray, bad: np.ndarray, commit: np.ndarray) -> np.ndarr
     return (failed_on & passed_on).sum(axis=0)
 
 
-# (group, commit) cells up to this many are marked in a table of every pair; past it the
-# pairs are numbered first (a hash of every row: ten times slower for a million rows)
-MIXED_CELLS = 1 << 24
-
-
 def mixed_commits(group: np.ndarray, commit: np.ndarray, failed: np.ndarray,
                   groups: int) -> np.ndarray:
     """Per group (0 to `groups` - 1), how many commits it both passed and failed on, from one
     row per run: its group, its commit's number (-1: none, which counts for none) and
-    whether it failed."""
+    whether it failed. (`flakiness` of a history; the views count from runs × tests arrays,
+    `_run_mixed`.)"""
     known = commit >= 0
     group, commit, failed = group[known], commit[known], failed[known]
-    commits = int(commit.max(initial=-1)) + 1
-    table = groups * commits <= MIXED_CELLS
-    place = group * commits + commit if table else key_codes(group, commit)
-    size = groups * commits if table else int(place.max(initial=-1)) + 1
+    place = key_codes(group, commit)  # each (group, commit) pair's number
+    size = int(place.max(initial=-1)) + 1
     failed_on, passed_on = np.zeros(size, bool), np.zeros(size, bool)
     failed_on[place[failed]] = True
     passed_on[place[~failed]] = True
-    both = np.flatnonzero(failed_on & passed_on)
-    if table:
-        owner = both // max(commits, 1)
-    else:
-        group_of = np.zeros(size, np.int64)
-        group_of[place] = group
-        owner = group_of[both]
-    return np.bincount(owner, minlength=groups)
+    group_of = np.zeros(size, np.int64)
+    group_of[place] = group
+    return np.bincount(group_of[failed_on & passed_on], minlength=groups)
 
 
 FLAKY_COLUMNS = ["framework", "parity_key", "parity_id", "vendor", "hardware", "label", "runs",

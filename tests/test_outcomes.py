@@ -523,13 +523,9 @@ def test_streaks_count_the_current_failures_and_passes():
     assert outcomes.streaks(h[h["parity_id"] == 4]).empty
 
 
-@pytest.mark.parametrize("cells", [outcomes.MIXED_CELLS, 0])
-def test_mixed_commits_count_each_groups_commits_with_both_outcomes(cells, monkeypatch):
+def test_mixed_commits_count_each_groups_commits_with_both_outcomes():
     """Per group, the commits it both passed and failed on, counted as a plain loop counts
-    them, whether the (group, commit) pairs are marked in a table (few enough cells) or
-    numbered first (`cells` 0 forces it); rows without a commit count for none, and a group
-    with no row counts 0."""
-    monkeypatch.setattr(outcomes, "MIXED_CELLS", cells)
+    them; rows without a commit count for none, and a group with no row counts 0."""
     rng = np.random.default_rng(7)
     for n, groups, commits in ((0, 3, 1), (1, 1, 1), (500, 40, 9), (5000, 300, 60)):
         group = rng.integers(0, groups, n)
