@@ -301,14 +301,15 @@ def _frame(rows: list[tuple], columns: list[str], python_texts: bool = False) ->
 
 
 def _read_by_ids(engine: Engine, stmt, column: str, ids: Sequence[int], *,
-                 python_texts: bool = False) -> pd.DataFrame:
+                 python_texts: bool = False, key_at: int | None = None) -> pd.DataFrame:
     """`_read_plain` of `stmt` (a SELECT without WHERE or parameters) for the rows whose
     `column` is one of `ids`: compiled once and sent as `state.rows_by_key` sends it (one
-    array on PostgreSQL), not compiled again for each IN list of ids (the 50M store's
-    benchmark rows' 675 jobs: 10.7 -> 5.0 ms on PostgreSQL, 3.8 -> 3.3 ms on SQLite)."""
+    array on PostgreSQL, or a range, `key_at`), not compiled again for each IN list of ids
+    (the 50M store's benchmark rows' 675 jobs: 10.7 -> 5.0 ms on PostgreSQL, 3.8 -> 3.3 ms
+    on SQLite)."""
     with connection(engine) as conn:
         rows = state.rows_by_key(conn, str(stmt.compile(dialect=conn.dialect)), column,
-                                 sorted(int(i) for i in ids))
+                                 sorted(int(i) for i in ids), key_at=key_at)
     # as plain tuples: pandas takes SQLAlchemy's rows one value at a time (4 ms for 675)
     return _frame([tuple(r) for r in rows], [c.key for c in stmt.selected_columns],
                   python_texts)
@@ -1213,7 +1214,8 @@ def _accuracy_rows(engine: Engine, columns, framework, when, job_fields) -> pd.D
     held = _cut("jobs", engine, (framework_key(framework),), when)  # the window's jobs
     rows = _read_plain(engine, stmt.where(AccuracyMetric.job_pk.in_(
         _window_jobs(engine, framework, when)))) if held is None else _read_by_ids(
-        engine, stmt, f"{AccuracyMetric.__tablename__}.job_pk", held["job_pk"].tolist())
+        engine, stmt, f"{AccuracyMetric.__tablename__}.job_pk", held["job_pk"].tolist(),
+        key_at=len(columns))
     if rows.empty:
         return rows
     for c in columns:

@@ -48,15 +48,17 @@ def read(conn: Connection, job_pks: Iterable[int],
             for job_pk, set_pk, *arrays in rows}
 
 
-def rows_by_key(conn: Connection, sql: str, key: str, values: list[int]) -> list[tuple]:
+def rows_by_key(conn: Connection, sql: str, key: str, values: list[int],
+                key_at: int | None = None) -> list[tuple]:
     """The rows of `sql` whose `key` is one of `values`, as the driver gives them (arrays as
     bytes), in the caller's transaction. On PostgreSQL through psycopg's binary results
-    (`store.rows_by_ids`): the arrays arrive as their bytes rather than as hex text to
-    decode, which was most of a history view's read there (1,000 vectors on the 50M store:
-    0.3-0.4 s -> 0.1 s). Elsewhere through SQLAlchemy's driver-level execution, so that the
-    query-plan test hears these reads."""
+    (`store.rows_by_ids`, which reads ids that fill their span as a range when `key_at`
+    says where the key is in a row): the arrays arrive as their bytes rather than as hex
+    text to decode, which was most of a history view's read there (1,000 vectors on the
+    50M store: 0.3-0.4 s -> 0.1 s). Elsewhere through SQLAlchemy's driver-level execution,
+    so that the query-plan test hears these reads."""
     if conn.dialect.name == "postgresql":
-        return store.rows_by_ids(conn, sql, key, values, binary=True)
+        return store.rows_by_ids(conn, sql, key, values, binary=True, key_at=key_at)
     out: list[tuple] = []
     mark = "?" if conn.dialect.paramstyle == "qmark" else "%s"
     for i in range(0, len(values), CHUNK):  # the driver's values: bytes, no processing
@@ -228,7 +230,7 @@ def read_benchmarks(conn: Connection, job_pks: Iterable[int]) -> dict[str, np.nd
     then row id order."""
     wanted = sorted({int(j) for j in job_pks})
     found = rows_by_key(conn, "SELECT job_pk, ids, series, artifacts, records, \"values\" "
-                        "FROM job_benchmark", "job_pk", wanted)
+                        "FROM job_benchmark", "job_pk", wanted, key_at=0)
     found.sort(key=lambda r: r[0])
     out = {name: np.frombuffer(b"".join(bytes(r[i]) for r in found), stored)
            .astype(stored[1:], copy=False)  # native order, as the vectors' ids

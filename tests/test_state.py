@@ -472,6 +472,29 @@ def test_a_writer_keeps_its_hardware_and_framework_rows_and_forgets_them_after_a
     assert jobs()["j3"] == ("mi355x", "0.13.0")
 
 
+def test_rows_of_ids_that_fill_their_range_are_the_rows_of_those_ids(engine):
+    """Ids that fill at least half of their span are read as a range on PostgreSQL, the
+    rows of other ids in it left out: the same rows as asked one by one, whether the ids
+    are dense, sparse, gapped or name no row, on both backends."""
+    demo.build(engine, days=2, end=date(2026, 11, 27), sizes=demo.plan(2, results=4_000))
+    with engine.connect() as conn:
+        jobs = conn.execute(text("SELECT DISTINCT job_pk FROM accuracy_metric "
+                                 "ORDER BY job_pk")).scalars().all()
+        top = conn.execute(text("SELECT max(id) FROM ci_job")).scalar()
+        sql = "SELECT job_pk, id, task FROM accuracy_metric"
+        every = list(range(min(jobs), top + 3))  # every job, and ids past the last
+        cases = {"dense": every, "sparse": every[::3], "gapped": every[:2] + every[4:],
+                 "one": [jobs[-1]], "none": [top + 1, top + 2]}
+        for name, ids in cases.items():
+            want = sorted(r for i in ids for r in conn.exec_driver_sql(
+                f"{sql} WHERE job_pk = {int(i)}").all())
+            got = store.rows_by_ids(conn, sql, "job_pk", ids, key_at=0)
+            assert sorted(tuple(r) for r in got) == [tuple(r) for r in want], name
+            assert sorted(map(tuple, state.rows_by_key(conn, sql, "job_pk", ids, key_at=0))) \
+                == [tuple(r) for r in want], name
+        assert len(jobs) > 1 and sum(1 for _ in cases["dense"]) > len(jobs)
+
+
 @pytest.mark.parametrize("most", [False, True], ids=["some", "most"])
 def test_parity_keys_read_through_the_index_leave_the_planner_as_it_was(engine, most,
                                                                        monkeypatch):
