@@ -370,7 +370,7 @@ class Writer:
             tests = merge_repeats(tests)
             keys = [t.test_key for t in tests]
         ids = list(map(store.test_id, keys))
-        groups = [t.file or t.classname or t.suite for t in tests]  # `TestRecord.group`
+        groups = [t.group for t in tests]
         outcomes = [t.outcome for t in tests]
         durations = [t.duration_s for t in tests]
         categories = [skip_category(t.skip_reason) if t.outcome == "skipped" else None
