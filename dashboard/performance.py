@@ -13,6 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
+from parity.dashboard.groups import distinct, groups, members
 from parity.dashboard.intervals import geomean_interval, ratio_interval
 
 # config fields that describe the platform rather than the workload
@@ -121,42 +122,44 @@ def parity(values: pd.DataFrame, reference: Callable[[str, set[str]], str | None
         return pd.DataFrame(columns=cols)
     rows = []
     nvidia_hw: dict[str, set] = {}  # framework -> the NVIDIA hardware it ran on
-    nv = values.loc[values["vendor"] == "nvidia", ["framework", "hardware"]].drop_duplicates()
-    for fw, hw in zip(nv["framework"].tolist(), nv["hardware"].tolist()):
+    nv = (values["vendor"] == "nvidia").to_numpy(bool)
+    for fw, hw in distinct(values["framework"][nv], values["hardware"][nv]):
         if not pd.isna(fw):
             nvidia_hw.setdefault(fw, set()).add(hw)
     v = values.sort_values("run_at", kind="stable").reset_index(drop=True)
     numbers, when = v["value"].to_numpy(dtype=float), v["run_at"].to_numpy()
-    # each config column as plain values: a row is read per matched config, and pandas row
-    # access costs more than the interval
-    config = {c: v[c].to_numpy(dtype=object) for c in CONFIG_COLUMNS}
     series: dict[tuple, dict[str, tuple[str, np.ndarray]]] = {}  # key -> hardware -> rows
-    for key, at in sorted(v.groupby(SERIES + ["vendor", "hardware"], sort=False,
-                                    dropna=False).indices.items(), key=lambda kv: kv[1][0]):
+    # each series and hardware's rows by `groups`, at about half a pandas grouping's cost
+    number, keys = groups(*(v[c] for c in SERIES + ["vendor", "hardware"]))
+    for key, at in sorted(zip(keys, members(number)), key=lambda kv: kv[1][0]):
         series.setdefault(key[:len(SERIES)], {})[key[-1]] = (key[-2], at)
+    matched = []  # (series, AMD hardware, its reference, their rows)
     for key, sides in series.items():  # in order of first appearance, as the runs came
-        fw = key[0]
-        present = nvidia_hw.get(fw, set())
+        present = nvidia_hw.get(key[0], set())
         for hw in sorted(h for h, (vendor, _) in sides.items() if vendor == "amd"):
             ref_hw = reference(hw, present)
-            if ref_hw not in sides:
-                continue
-            a, b = sides[hw][1], sides[ref_hw][1]
-            a_vals, b_vals = numbers[a][-runs:], numbers[b][-runs:]
-            ratio, lo, hi = ratio_interval(a_vals, b_vals, level)
-            first = {c: config[c][a[-1]] for c in CONFIG_COLUMNS}  # the latest AMD run's
-            lower = first["direction"] == "lower"
-            row = dict(zip(SERIES, key))
-            row.update(config=config_label(first), amd_hardware=hw, nvidia_hardware=ref_hw,
-                       amd_mean=float(np.exp(np.log(a_vals[a_vals > 0]).mean())),
-                       nvidia_mean=float(np.exp(np.log(b_vals[b_vals > 0]).mean())),
-                       amd_runs=len(a_vals), nvidia_runs=len(b_vals), ratio=ratio,
-                       ratio_lo=lo, ratio_hi=hi,
-                       perf_ratio=1 / ratio if lower else ratio,
-                       perf_lo=1 / hi if lower else lo, perf_hi=1 / lo if lower else hi,
-                       amd_last_run=when[a[-1]], nvidia_last_run=when[b[-1]])
-            row.update(first)
-            rows.append(row)
+            if ref_hw in sides:
+                matched.append((key, hw, ref_hw, sides[hw][1], sides[ref_hw][1]))
+    # the config columns of each match's latest AMD run, as plain values: the few rows
+    # read, not every row converted (pandas row access costs more than the interval)
+    last = np.array([a[-1] for *_, a, _ in matched], np.int64)
+    config = {c: v[c].take(last).to_numpy(dtype=object) for c in CONFIG_COLUMNS}
+    for i, (key, hw, ref_hw, a, b) in enumerate(matched):
+        a_vals, b_vals = numbers[a][-runs:], numbers[b][-runs:]
+        ratio, lo, hi = ratio_interval(a_vals, b_vals, level)
+        first = {c: config[c][i] for c in CONFIG_COLUMNS}  # the latest AMD run's
+        lower = first["direction"] == "lower"
+        row = dict(zip(SERIES, key))
+        row.update(config=config_label(first), amd_hardware=hw, nvidia_hardware=ref_hw,
+                   amd_mean=float(np.exp(np.log(a_vals[a_vals > 0]).mean())),
+                   nvidia_mean=float(np.exp(np.log(b_vals[b_vals > 0]).mean())),
+                   amd_runs=len(a_vals), nvidia_runs=len(b_vals), ratio=ratio,
+                   ratio_lo=lo, ratio_hi=hi,
+                   perf_ratio=1 / ratio if lower else ratio,
+                   perf_lo=1 / hi if lower else lo, perf_hi=1 / lo if lower else hi,
+                   amd_last_run=when[a[-1]], nvidia_last_run=when[b[-1]])
+        row.update(first)
+        rows.append(row)
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values(["framework", "amd_hardware", "model", "metric", "config"]) \
         .reset_index(drop=True)
