@@ -155,16 +155,18 @@ def _matrix(store, framework, hardware, suite, since, until, week, pairs, quadra
     aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
                        align_hours)
     engine = tables.open_store(store)
-    codes = tables.pair_tests(engine, _sides(aligned))
     few = None  # the tests whose messages to read, when a quadrant narrows them enough
     if quadrants:
-        keep = np.isin(outcomes.quadrants(codes["amd"], codes["ref"], tables.ABSENT),
-                       quadrants)
-        if tests is not None and len(tests):
-            keep |= np.isin(codes["parity_id"].to_numpy(), np.asarray(list(tests), np.int64))
-        codes = codes[keep]
+        also = np.asarray(list(tests), np.int64) if tests is not None and len(tests) else None
+
+        def keep(ids: np.ndarray, amd: np.ndarray, ref: np.ndarray) -> np.ndarray:
+            rows = outcomes.in_quadrants(amd, ref, tables.ABSENT, quadrants)
+            return rows if also is None else rows | np.isin(ids, also)
+        codes = tables.pair_tests(engine, _sides(aligned), keep)
         if codes["parity_id"].nunique() <= FEW_TESTS:
             few = codes["parity_id"].unique()
+    else:
+        codes = tables.pair_tests(engine, _sides(aligned))
     keys = tables.parity_keys(engine, codes["parity_id"].unique(), ranked=True)
     found = tables.messages(engine, _pair_jobs(aligned) if messages else [], few)
     return outcomes.matrix(aligned, codes, keys, found, tables.ABSENT)
@@ -335,10 +337,10 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     lanes, plan, found = _plan(engine, jobs, wanted, flaky)
     before = tables.lane_streaks(engine, [(fw, hw, s) for (fw, hw), suites in plan.items()
                                           for s in suites]) if cutoff is not None else {}
-    parts = []
+    parts, arrays = [], _job_arrays(jobs)
     for (fw, hw), suites in plan.items():
-        lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)
-                                   for s, tests in suites.items()}, found, flaky)
+        lane = _lane_arrays(arrays, {s: (lanes[(fw, s, hw)], *tests)
+                                     for s, tests in suites.items()}, found, flaky)
         st = outcomes.run_streaks(lane["codes"])
         when = lane["when"]
         if cutoff is not None:  # how many runs before the cutoff the state counts too
@@ -369,7 +371,10 @@ def _plan(engine, jobs: pd.DataFrame, wanted: pd.DataFrame, reruns: bool
     parity_id) in `jobs`: each lane's jobs' positions, per (framework, hardware) each
     suite's test ids to find and their parity ids (`_spellings`), and the vectors of the
     jobs of those lanes (with their reruns, with `reruns`)."""
-    lanes = jobs.groupby(outcomes.LANE).indices  # lane -> its jobs' positions
+    # lane -> its jobs' positions, ascending (a lane with a missing part is none, as pandas
+    # groups); numbered by `groups`, at about half a pandas grouping's cost
+    number, keys = groups(*(jobs[c] for c in outcomes.LANE))
+    lanes = {k: rows for k, rows in zip(keys, members(number)) if not any(pd.isna(x) for x in k)}
     plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for (fw, suite, hw), tests in _spellings(engine, wanted, lanes).items():
         plan.setdefault((fw, hw), {})[suite] = tests
@@ -388,10 +393,10 @@ def _flakiness(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     history of 875,000 rows)."""
     engine = tables.open_store(store)
     lanes, plan, found = _plan(engine, jobs, wanted, True)
-    parts = []
+    parts, arrays = [], _job_arrays(jobs)
     for (fw, hw), suites in plan.items():
-        lane = _lane_arrays(jobs, {s: (lanes[(fw, s, hw)], *tests)
-                                   for s, tests in suites.items()}, found, True)
+        lane = _lane_arrays(arrays, {s: (lanes[(fw, s, hw)], *tests)
+                                     for s, tests in suites.items()}, found, True)
         f = outcomes.run_flakiness(lane["codes"], lane["reruns"], lane["commit"])
         keep = np.flatnonzero((f["rerun_passes"] > 0) | (f["mixed"] > 0))
         part = {k: f[k][keep] for k in ("runs", "failures", "rerun_passes", "flips", "mixed")}
@@ -459,19 +464,28 @@ def _carry(part: dict[str, np.ndarray], before: dict[str, tuple], planned: dict[
         part["first_failing"][at[later]] = since[pos[later]]
 
 
-def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> dict:
-    """One (framework, hardware)'s runs × tests arrays for `_streaks`: `suites` maps each
+def _job_arrays(jobs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The jobs' columns `_lane_arrays` reads, as arrays taken once a call, not once a lane
+    (a pandas column costs tens of microseconds to take, and a call has dozens of lanes)."""
+    return {"job_pk": jobs["job_pk"].to_numpy(np.int64),
+            "run_pk": jobs["run_pk"].to_numpy(np.int64),
+            "run_at": jobs["run_at"].to_numpy(), "commit": jobs["commit"].to_numpy()}
+
+
+def _lane_arrays(jobs: dict[str, np.ndarray], suites: dict, found: dict, flaky: bool) -> dict:
+    """One (framework, hardware)'s runs × tests arrays for `_streaks`: `jobs` are the jobs'
+    columns (`_job_arrays`), `suites` maps each
     suite to (its jobs' positions in `jobs`, the test ids to find, their parity ids); the
     columns are the parity ids, the rows the runs by time (then run id). `codes` holds each
     test's worst outcome in the run (255 where it did not run), `culprit` the last job (by
     id) in which it failed there, `reruns` (with `flaky`) whether any row was rerun, and
     `commit` each run's commit as an integer (-1 where none)."""
-    job_pk, run_pk = jobs["job_pk"].to_numpy(np.int64), jobs["run_pk"].to_numpy(np.int64)
+    job_pk, run_pk, run_at = jobs["job_pk"], jobs["run_pk"], jobs["run_at"]
     columns = vec.distinct(np.concatenate([parity for _, _, parity in suites.values()]))
     rows = np.concatenate([at for at, _, _ in suites.values()])
     runs, first = np.unique(run_pk[rows], return_index=True)
     first = rows[first]
-    order = np.lexsort((runs, jobs["run_at"].to_numpy()[first]))  # by time, then run
+    order = np.lexsort((runs, run_at[first]))  # by time, then run
     runs, first = runs[order], first[order]
     row_of = dict(zip(runs.tolist(), range(len(runs))))  # run -> its row
     codes = np.full((len(runs), len(columns)), 255, np.uint8)
@@ -501,9 +515,9 @@ def _lane_arrays(jobs: pd.DataFrame, suites: dict, found: dict, flaky: bool) -> 
                 if flaky:
                     reruns[r, at] = np.maximum(reruns[r, at], v.reruns[pos])
             culprit[r, at[got <= vec.FAILING]] = job_pk[i]
-    return {"columns": columns, "when": jobs["run_at"].to_numpy()[first], "codes": codes,
+    return {"columns": columns, "when": run_at[first], "codes": codes,
             "culprit": culprit, "reruns": reruns,
-            "commit": pd.factorize(jobs["commit"].to_numpy()[first])[0]}
+            "commit": pd.factorize(jobs["commit"][first])[0]}
 
 
 def _streak_frame(engine, jobs: pd.DataFrame, parts: list[dict[str, np.ndarray]],
@@ -585,8 +599,9 @@ def amd_only_failures(store: Store = None, *, framework=None, hardware=None, sui
 def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
                    week, shown=None) -> pd.DataFrame:
     """`amd_only_failures` from the matrix's AMD-only failures: each test's streak in its
-    lane's history. `shown`: which rows of that frame (without messages) a caller shows the
-    last message of; the others' is not read (None). Default: every row's."""
+    lane's history. `shown`: which rows of that frame a caller shows the last message of,
+    given its rows before their messages (with more columns than it: the columns are not
+    cut for it); the others' is not read (None). Default: every row's."""
     cols = ["framework", "suite", "amd_hardware", "nvidia_hardware", "parity_key", "streak",
             "first_failing", "last_run_at", "runs", "failures", "last_message"]
     if matrix.empty:
@@ -614,7 +629,7 @@ def _failing_since(store, matrix: pd.DataFrame, framework, suite, since, until,
     out = out.sort_values(["streak", "first_failing", "parity_key"],
                           ascending=[False, True, True], ignore_index=True)
     if shown is not None:
-        want = np.flatnonzero(shown(out[cols]) & (out["last_failure_job"] > 0).to_numpy())
+        want = np.flatnonzero(shown(out) & (out["last_failure_job"] > 0).to_numpy())
         text = np.full(len(out), None, dtype=object)
         text[want] = _messages(tables.open_store(store), jobs,
                                out["last_failure_job"].to_numpy(np.int64)[want],

@@ -372,6 +372,13 @@ def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
         _QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)]]
 
 
+def in_quadrants(amd: np.ndarray, ref: np.ndarray, absent: int, names) -> np.ndarray:
+    """Whether each pair of outcome codes is in one of the quadrants named (`quadrants`'
+    names tested as their places: a pair's tests by the hundred thousand)."""
+    wanted = [i for i, q in enumerate(QUADRANTS) if q in set(names)]
+    return np.isin(_QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)], wanted)
+
+
 def _vocab_at(codes: np.ndarray, absent: int) -> np.ndarray:
     """Outcome codes as places in `_VOCAB`: past the vocabulary "other", `absent` last."""
     codes = np.asarray(codes, dtype=np.int64)

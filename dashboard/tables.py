@@ -6,6 +6,7 @@ so that a view's cost grows with the runs it looks at. The views never write.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import threading
@@ -13,7 +14,7 @@ import warnings
 from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from pathlib import Path
 
@@ -1026,32 +1027,50 @@ def vectors(engine: Engine, groups: dict) -> dict:
             for key, jobs in groups.items()}
 
 
-def pair_tests(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -> pd.DataFrame:
+def pair_tests(engine: Engine, sides: dict[tuple[int, str], Sequence[int]],
+               keep: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None
+               ) -> pd.DataFrame:
     """Every test of each aligned pair from the per-job vectors, one row per (pair,
     parity_id): each side's worst outcome and that row's skip category as codes
     (`vec.OUTCOMES`, `vec.SKIPS`; `ABSENT` where the side did not run the test). No raw
-    result is read."""
+    result is read. `keep`: which of a pair's tests are rows, given their parity ids and
+    the two sides' outcome codes, for a caller that wants a few of every pair's
+    thousands (the others are not made rows to be dropped)."""
     cols = ["pair", "parity_id", "amd", "ref", "amd_skip", "ref_skip"]
-    found = vectors(engine, sides)
     parts: dict[str, list[np.ndarray]] = {c: [] for c in cols}
+    for pair, union, codes in _pair_codes(engine, sides):
+        if keep is not None:
+            rows = keep(union, codes["amd"], codes["ref"])
+            union, codes = union[rows], {c: v[rows] for c, v in codes.items()}
+        parts["pair"].append(np.full(len(union), pair, np.int64))
+        parts["parity_id"].append(union)
+        for c, values in codes.items():
+            parts[c].append(values)
+    if not parts["pair"]:
+        return pd.DataFrame({c: np.empty(0, np.int64) for c in cols})
+    # the pairs' arrays joined, one frame: a frame per pair and their concatenation cost more
+    return pd.DataFrame({c: np.concatenate(v) for c, v in parts.items()})
+
+
+def _pair_codes(engine: Engine, sides: dict[tuple[int, str], Sequence[int]], skips: bool = True):
+    """Per aligned pair that ran tests, in pair order: (pair, the parity ids either side ran,
+    sorted, each side's outcome codes of them and, with `skips`, skip codes), as
+    `pair_tests` gives them."""
+    found = vectors(engine, sides)
     for pair in sorted({p for p, _ in sides}):
         amd, ref = found.get((pair, "amd"), vec.EMPTY), found.get((pair, "ref"), vec.EMPTY)
         union = vec.union(amd.ids, ref.ids)
         if not len(union):
             continue
-        parts["pair"].append(np.full(len(union), pair, np.int64))
-        parts["parity_id"].append(union)
+        codes = {}
         for side, v in (("amd", amd), ("ref", ref)):
             at = np.searchsorted(union, v.ids)
-            out = np.full(len(union), ABSENT, np.int32)
-            skip = np.zeros(len(union), np.int32)
-            out[at], skip[at] = v.outcomes, v.skips
-            parts[side].append(out)
-            parts[f"{side}_skip"].append(skip)
-    if not parts["pair"]:
-        return pd.DataFrame({c: np.empty(0, np.int64) for c in cols})
-    # the pairs' arrays joined, one frame: a frame per pair and their concatenation cost more
-    return pd.DataFrame({c: np.concatenate(v) for c, v in parts.items()})
+            codes[side] = np.full(len(union), ABSENT, np.int32)
+            codes[side][at] = v.outcomes
+            if skips:
+                codes[f"{side}_skip"] = np.zeros(len(union), np.int32)
+                codes[f"{side}_skip"][at] = v.skips
+        yield pair, union, codes
 
 
 def messages(engine: Engine, job_pks: Iterable[int],
@@ -1085,15 +1104,22 @@ def pair_outcomes(engine: Engine, sides: dict[tuple[int, str], Sequence[int]]) -
     each side reduced to its worst outcome per test (None where a side did not run it). No
     raw result is read."""
     cols = ["pair", "amd", "ref", "n"]
-    tests = pair_tests(engine, sides)
-    if tests.empty:
+    parts: dict[str, list[np.ndarray]] = {c: [] for c in cols}
+    # each pair's (AMD, reference) codes counted as one number each, in their order (a frame
+    # of every test and a pandas grouping of it cost three times as much)
+    for pair, _, codes in _pair_codes(engine, sides, skips=False):
+        both, n = np.unique(codes["amd"].astype(np.int64) * (ABSENT + 1) + codes["ref"],
+                            return_counts=True)
+        parts["pair"].append(np.full(len(both), pair, np.int64))
+        parts["amd"].append(both // (ABSENT + 1))
+        parts["ref"].append(both % (ABSENT + 1))
+        parts["n"].append(n.astype(np.int64))
+    if not parts["pair"]:
         return pd.DataFrame(columns=cols)
-    out = tests.groupby(["pair", "amd", "ref"]).size().reset_index(name="n")
+    out = {c: np.concatenate(v) for c, v in parts.items()}
     for side in ("amd", "ref"):
-        c = out[side].to_numpy()
-        out[side] = np.where(c == ABSENT, None, vec.names(c, vec.OUTCOMES))
-    out["n"] = out["n"].astype(int)
-    return out[cols]
+        out[side] = np.where(out[side] == ABSENT, None, vec.names(out[side], vec.OUTCOMES))
+    return pd.DataFrame(out, columns=cols)
 
 
 def _latest_runs(stmt, m, framework, when, engine: Engine):
@@ -1397,22 +1423,41 @@ def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
                "hardware", "seen_at"]
     if not has_data(engine) or not has_table(engine, RunnerSnapshot.__tablename__):
         return pd.DataFrame(columns=columns)
+    rows = _fetch(engine, _runners_read(when))[1]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    # a fleet's few hundred runners as Python values, by scope and runner, labelled as
+    # `_hardware_label` labels: a pandas read, sort and label of 67 runners cost 8 ms
+    (scope, runner_id, name, labels, os_, status, busy, vendor, sku, arch, raw_name,
+     seen_at) = zip(*sorted(rows, key=lambda r: (r[0], r[1])))
+    listed = np.empty(len(labels), dtype=object)
+    listed[:] = [json.loads(s or "[]") for s in labels]
+    return pd.DataFrame({
+        "scope": _texts(scope), "runner_id": _texts(runner_id), "name": _texts(name),
+        "labels": listed, "os": _texts(os_), "status": _texts(status),
+        "busy": np.array(busy, dtype=bool),
+        "vendor": _texts(v if v is not None else "unknown" for v in vendor),
+        "hardware": _texts(next((x for x in parts if x), "unknown")
+                           for parts in zip(sku, arch, raw_name)),
+        "seen_at": _times(pd.Series(seen_at, dtype="str" if isinstance(seen_at[0], str)
+                                    else None))}, columns=columns)
+
+
+def _texts(values: Iterable) -> pd.api.extensions.ExtensionArray:
+    """Texts (None where missing) as the frames hold them."""
+    return pd.array(list(values), dtype="str")
+
+
+@functools.lru_cache(maxsize=32)
+def _runners_read(when: Period | None):
+    """`runners`' statement, made once a window (its recursive query's objects cost a
+    millisecond to build)."""
     r = RunnerSnapshot
     latest = _latest_collections(when)
-    stmt = (select(r.scope, r.runner_id, r.name, r.labels, r.os, r.status, r.busy,
+    return (select(r.scope, r.runner_id, r.name, r.labels, r.os, r.status, r.busy,
                    Hardware.vendor, Hardware.sku, Hardware.arch, Hardware.raw_name, r.seen_at)
             .join(latest, and_(r.scope == latest.c.scope, r.seen_at == latest.c.seen_at))
             .join(Hardware, Hardware.id == r.hardware_id, isouter=True))
-    df = _read(engine, stmt)
-    if df.empty:
-        return pd.DataFrame(columns=columns)
-    df["seen_at"] = pd.to_datetime(df["seen_at"])
-    df = df.sort_values(["scope", "runner_id"], ignore_index=True)
-    df["hardware"] = _hardware_label(df)
-    df["vendor"] = df["vendor"].fillna("unknown")
-    df["labels"] = df["labels"].map(lambda s: json.loads(s or "[]"))
-    df["busy"] = df["busy"].astype(bool)
-    return df[columns]
 
 
 def _latest_collections(when: Period | None):
