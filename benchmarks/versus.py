@@ -10,7 +10,15 @@ each view in a process of its own (as `scale.py` measures cold), best of the rou
 `test_history` is timed for the failing test `scale.py` times it for.
 
     python benchmarks/versus.py --base c6a9232 --store DIR/scale-50M.db [--views a,b] [--rounds 2]
-        [--calls 3] [--cold] [--base-store DIR/copy-at-the-earlier-schema.db]
+        [--calls 3] [--cold] [--base-store DIR/copy-at-the-earlier-schema.db] [--instructions]
+
+`--instructions` counts instead of timing: the instructions of one warm call of each view on
+each side (valgrind's callgrind, with Python's hash seed fixed: a process of a first call
+and two warm calls less one of the first call alone, halved), which repeat to a few parts
+in ten thousand from run to run where the seconds of a noisy machine move by tens of
+percent: a change of a few percent shows. An instruction is not a second (a read that waits
+on the disk, a cache miss, costs more than it counts), so a change is timed too; a view
+runs about 50 times slower under valgrind.
 
 The earlier commit is checked out with `git worktree` into a temporary folder and imported
 from there (its `parity` package laid out as the installed one maps it).
@@ -18,6 +26,9 @@ from there (its `parity` package laid out as the installed one maps it).
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -88,6 +99,20 @@ def timings(path: str, store: str, views: list[str], key: str = "",
     return out
 
 
+def instructions(path: str, store: str, view: str, key: str = "") -> tuple[int, str]:
+    """One warm call of `view`'s instructions (see the module's text), and its frame's
+    digest."""
+    counts, digest = [], "?"
+    for calls in (0, 2):
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable,
+             "-c", CHILD, path, store, view, key, str(calls)], capture_output=True, text=True,
+            check=True, cwd=tempfile.gettempdir(), env={**os.environ, "PYTHONHASHSEED": "0"})
+        counts.append(int(re.search(r"Collected\s*:\s*(\d+)", done.stderr).group(1)))
+        digest = done.stdout.split("=", 1)[1].split(":")[1]
+    return (counts[1] - counts[0]) // 2, digest
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", required=True, help="the earlier commit")
@@ -99,8 +124,12 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=3, help="warm calls per view and round")
     ap.add_argument("--cold", action="store_true",
                     help="also the first call, each view in a fresh process")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count each view's instructions of a warm call instead (valgrind)")
     args = ap.parse_args(argv)
     views = args.views.split(",")
+    if args.instructions and not shutil.which("valgrind"):
+        ap.error("--instructions needs valgrind (Debian's package valgrind)")
     # the test `scale.py` times `test_history` for, found once in the working tree's store
     key = history_key(args.store) if "test_history" in views else ""
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,6 +138,8 @@ def main(argv=None) -> int:
                         args.base], check=True)
         try:
             base_path = str(layout(tree, Path(tmp) / "path"))
+            if args.instructions:
+                return _count(views, base_path, args, key)
             warm: dict[str, dict[str, list[float]]] = {"base": {}, "head": {}}
             cold: dict[str, dict[str, float]] = {"base": {}, "head": {}}
             digests: dict[str, dict[str, str]] = {"base": {}, "head": {}}
@@ -144,6 +175,19 @@ def main(argv=None) -> int:
         db, dh = digests["base"].get(view), digests["head"].get(view)
         same = "?" if "?" in (db, dh) or "-" in (db, dh) else ("yes" if db == dh else "NO")
         print(f"{view:<22}{cells}{same:>6}")
+    return 0
+
+
+def _count(views: list[str], base_path: str, args, key: str) -> int:
+    """`--instructions`' table: millions of instructions of a warm call, each side."""
+    print(f"millions of instructions of one warm call (callgrind), {args.store}")
+    print(f"{'view':<22}{args.base[:10]:>12}{'working tree':>14}{'ratio':>8}{'same':>6}")
+    for view in views:
+        b, db = instructions(base_path, args.base_store or args.store, view, key)
+        h, dh = instructions("", args.store, view, key)
+        same = "?" if "?" in (db, dh) or "-" in (db, dh) else ("yes" if db == dh else "NO")
+        print(f"{view:<22}{b / 1e6:>12.1f}{h / 1e6:>14.1f}{b / h if h else float('nan'):>8.3f}"
+              f"{same:>6}", flush=True)
     return 0
 
 
