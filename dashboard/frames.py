@@ -155,18 +155,15 @@ def _matrix(store, framework, hardware, suite, since, until, week, pairs, quadra
     aligned = _aligned(store, framework, suite, hardware, since, until, week, pairs, True,
                        align_hours)
     engine = tables.open_store(store)
-    few = None  # the tests whose messages to read, when a quadrant narrows them enough
-    if quadrants:
-        also = np.asarray(list(tests), np.int64) if tests is not None and len(tests) else None
+    also = np.asarray(list(tests), np.int64) if tests is not None and len(tests) else None
 
-        def keep(ids: np.ndarray, amd: np.ndarray, ref: np.ndarray) -> np.ndarray:
-            rows = outcomes.in_quadrants(amd, ref, tables.ABSENT, quadrants)
-            return rows if also is None else rows | np.isin(ids, also)
-        codes = tables.pair_tests(engine, _sides(aligned), keep)
-        if codes["parity_id"].nunique() <= FEW_TESTS:
-            few = codes["parity_id"].unique()
-    else:
-        codes = tables.pair_tests(engine, _sides(aligned))
+    def keep(ids: np.ndarray, amd: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        rows = outcomes.in_quadrants(amd, ref, tables.ABSENT, quadrants)
+        return rows if also is None else rows | np.isin(ids, also)
+    codes = tables.pair_tests(engine, _sides(aligned), keep if quadrants else None)
+    few = None  # the tests whose messages to read, when a quadrant narrows them enough
+    if quadrants and codes["parity_id"].nunique() <= FEW_TESTS:
+        few = codes["parity_id"].unique()
     keys = tables.parity_keys(engine, codes["parity_id"].unique(), ranked=True)
     found = tables.messages(engine, _pair_jobs(aligned) if messages else [], few)
     return outcomes.matrix(aligned, codes, keys, found, tables.ABSENT)
@@ -474,12 +471,12 @@ def _job_arrays(jobs: pd.DataFrame) -> dict[str, np.ndarray]:
 
 def _lane_arrays(jobs: dict[str, np.ndarray], suites: dict, found: dict, flaky: bool) -> dict:
     """One (framework, hardware)'s runs × tests arrays for `_streaks`: `jobs` are the jobs'
-    columns (`_job_arrays`), `suites` maps each
-    suite to (its jobs' positions in `jobs`, the test ids to find, their parity ids); the
-    columns are the parity ids, the rows the runs by time (then run id). `codes` holds each
-    test's worst outcome in the run (255 where it did not run), `culprit` the last job (by
-    id) in which it failed there, `reruns` (with `flaky`) whether any row was rerun, and
-    `commit` each run's commit as an integer (-1 where none)."""
+    columns (`_job_arrays`), `suites` maps each suite to (its jobs' positions in `jobs`, the
+    test ids to find, their parity ids); the columns are the parity ids, the rows the runs
+    by time (then run id). `codes` holds each test's worst outcome in the run (255 where it
+    did not run), `culprit` the last job (by id) in which it failed there, `reruns` (with
+    `flaky`) whether any row was rerun, and `commit` each run's commit as an integer (-1
+    where none)."""
     job_pk, run_pk, run_at = jobs["job_pk"], jobs["run_pk"], jobs["run_at"]
     columns = vec.distinct(np.concatenate([parity for _, _, parity in suites.values()]))
     rows = np.concatenate([at for at, _, _ in suites.values()])

@@ -368,15 +368,20 @@ _QUADRANT_RANK = np.argsort(np.argsort(np.array(QUADRANTS)))
 def quadrants(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
     """`quadrant` of each pair of outcome codes (`OUTCOMES` order, `absent` where a side did
     not run the test), through the table of every combination."""
-    return np.array(QUADRANTS, dtype=object)[
-        _QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)]]
+    return np.array(QUADRANTS, dtype=object)[_quadrant_places(amd, ref, absent)]
 
 
 def in_quadrants(amd: np.ndarray, ref: np.ndarray, absent: int, names) -> np.ndarray:
     """Whether each pair of outcome codes is in one of the quadrants named (`quadrants`'
     names tested as their places: a pair's tests by the hundred thousand)."""
-    wanted = [i for i, q in enumerate(QUADRANTS) if q in set(names)]
-    return np.isin(_QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)], wanted)
+    names = set(names)
+    wanted = [i for i, q in enumerate(QUADRANTS) if q in names]
+    return np.isin(_quadrant_places(amd, ref, absent), wanted)
+
+
+def _quadrant_places(amd: np.ndarray, ref: np.ndarray, absent: int) -> np.ndarray:
+    """Each pair of outcome codes' quadrant, as its place in `QUADRANTS`."""
+    return _QUADRANT_AT[_vocab_at(amd, absent), _vocab_at(ref, absent)]
 
 
 def _vocab_at(codes: np.ndarray, absent: int) -> np.ndarray:

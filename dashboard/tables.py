@@ -1440,8 +1440,7 @@ def runners(engine: Engine, *, when: Period | None = None) -> pd.DataFrame:
         "busy": np.array(busy, dtype=bool),
         "vendor": _texts(v if v is not None else "unknown" for v in vendor),
         "hardware": hardware.array,
-        "seen_at": _times(pd.Series(seen_at, dtype="str" if isinstance(seen_at[0], str)
-                                    else None))}, columns=columns)
+        "seen_at": _times(pd.Series(seen_at))}, columns=columns)
 
 
 def _texts(values: Iterable) -> pd.api.extensions.ExtensionArray:
