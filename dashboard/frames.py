@@ -815,13 +815,16 @@ def regressions(store: Store = None, *, framework=None, hardware=None, suite=Non
 
 
 def _regressions(store, framework, hardware, suite, since, until, week, pairs, min_effect,
-                 kinds, amd_only: bool = False, amd: frozenset | None = None) -> pd.DataFrame:
+                 kinds, amd_only: bool = False, amd: frozenset | None = None,
+                 messages: bool = True) -> pd.DataFrame:
     """`regressions`; `amd_only`: only the findings on AMD hardware (accuracy cliffs, which
     compare both vendors, are found as ever), for callers that show no other (the
     headline's open findings, the alerts): the NVIDIA lanes' histories and series are
     not followed at all. `amd` (with `amd_only`): labels of every AMD hardware of the
     lookback, whose benchmark rows alone are read, for a caller none of whose later parts
-    wants another's (the alerts; the headline's performance summary wants both vendors')."""
+    wants another's (the alerts; the headline's performance summary wants both vendors').
+    `messages=False`: new failures' details without their test's last message, for a
+    caller that only counts the findings (the headline)."""
     when = _recent(store, since, until, week)
     lookback = _with_history(when)
     engine = tables.open_store(store)
@@ -850,16 +853,17 @@ def _regressions(store, framework, hardware, suite, since, until, week, pairs, m
             res = tables.failing_tests(engine, failing["job_pk"]).merge(
                 failing[["job_pk"] + outcomes.LANE], on="job_pk")
             keys = ["framework", "hardware", "parity_id"]
-            st = _streaks(store, jobs, res, messages=False, culprits=True, flaky=True)
+            st = _streaks(store, jobs, res, messages=False, culprits=messages, flaky=True)
             flaky = st.loc[st["flaky"], keys]  # flaky tests are not new failures
             # a finding shows its test's last message: read for the few failing tests that
             # are new failures, not for every failing test's last failure (thousands of
             # rows with their texts)
-            new = findings.new_failures(st, flaky=flaky, since=when.start).index
-            st.loc[new, "last_message"] = _messages(
-                engine, jobs, st.loc[new, "last_failure_job"].to_numpy(np.int64),
-                st.loc[new, "parity_id"].to_numpy(np.int64))
-            st = st.drop(columns=["last_failure_job", "flaky"])
+            if messages:
+                new = findings.new_failures(st, flaky=flaky, since=when.start).index
+                st.loc[new, "last_message"] = _messages(
+                    engine, jobs, st.loc[new, "last_failure_job"].to_numpy(np.int64),
+                    st.loc[new, "parity_id"].to_numpy(np.int64))
+            st = st.drop(columns=["last_failure_job", "flaky"] if messages else ["flaky"])
             vendors = dict(zip(jobs["hardware"], jobs["vendor"]))
             parts.append(findings.tests(st, vendors, flaky=flaky, since=when.start))
     if "accuracy" in kinds:
@@ -956,8 +960,8 @@ def headline(store: Store = None, *, framework=None, hardware=None, since=None, 
     # the findings look furthest back (their test lookback): read first, the pass rate's
     # jobs are cut from their jobs (`tables.one_read`) instead of read again
     found = _regressions(store, framework, hardware, None, since, until, week, pairs,
-                         MIN_EFFECT, ("performance", "test", "accuracy"), amd_only=True) \
-        if findings is None else findings
+                         MIN_EFFECT, ("performance", "test", "accuracy"), amd_only=True,
+                         messages=False) if findings is None else findings
     by_suite = pass_rate_parity(store, **kw)
     jobs = _in(_jobs(store, framework, None, when), when)
     out = headline_rules.headline(by_suite, jobs, performance_summary(store, **kw),
