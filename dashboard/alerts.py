@@ -12,6 +12,7 @@ import json
 import tomllib
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -52,15 +53,11 @@ def fingerprint(rule: str, framework: str, hardware: str, subject: str) -> str:
     return hashlib.sha256(f"{rule}|{framework}|{hardware}|{subject}".encode()).hexdigest()[:20]
 
 
-def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="",
-         *, encode: bool = True) -> dict:
-    """An alert row; its evidence as JSON text, or left a dict and its fingerprint unset
-    (`encode=False`) for `evaluate` to finish once it knows which rows stay (`_encoded`):
-    most of thousands of failing tests end up gathered in their file's alert."""
-    return dict(fingerprint=fingerprint(rule, framework, hardware, subject) if encode else None,
-                rule=rule, priority=rules[rule]["priority"], framework=framework,
-                hardware=hardware, subject=subject, since=since,
-                evidence=_json(evidence) if encode else evidence, url=url or "")
+def _row(rule, rules, framework, hardware, subject, since, evidence: dict, url="") -> dict:
+    """An alert row, its evidence as JSON text."""
+    return dict(fingerprint=fingerprint(rule, framework, hardware, subject), rule=rule,
+                priority=rules[rule]["priority"], framework=framework, hardware=hardware,
+                subject=subject, since=since, evidence=_json(evidence), url=url or "")
 
 
 # json.dumps(evidence, sort_keys=True, default=str), without making an encoder per row
@@ -72,15 +69,6 @@ def _evidence(row: dict) -> dict:
     return ev if isinstance(ev, dict) else json.loads(ev or "{}")
 
 
-def _encoded(rows: list[dict]) -> list[dict]:
-    for r in rows:
-        if isinstance(r["evidence"], dict):
-            r["evidence"] = _json(r["evidence"])
-        if r["fingerprint"] is None:
-            r["fingerprint"] = fingerprint(r["rule"], r["framework"], r["hardware"], r["subject"])
-    return rows
-
-
 def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
              coverage: pd.DataFrame, findings: pd.DataFrame, fleet: pd.DataFrame,
              groups: set[tuple[str, str, str, str]] = frozenset()) -> pd.DataFrame:
@@ -90,26 +78,30 @@ def evaluate(rules: dict, *, failures: pd.DataFrame, matrix: pd.DataFrame,
     gathering their file's failing tests whatever their number (see `group`)."""
     rows: list[dict] = []
     if "amd_only_failure" in rules and not failures.empty:
-        r = rules["amd_only_failure"]
-        f = failures[_fires(failures, r)]
+        f = failures[_fires(failures, rules["amd_only_failure"])]
         # thousands of failing tests at real volume: column lists, not a tuple per row, and
-        # the evidence encoded only for the rows that stay after grouping; the times as the
-        # standard library's, as numpy lists them (a pandas Timestamp each: 5.0 -> 0.4 ms
-        # for the 50M store's 4,497 failing tests)
-        for fw, hw, key, since, streak, runs, ref, message in zip(*(
-                f[c].to_numpy().tolist() if c == "first_failing" else f[c].tolist()
-                for c in ("framework", "amd_hardware", "parity_key", "first_failing", "streak",
-                          "runs", "nvidia_hardware", "last_message"))):
-            rows.append(_row("amd_only_failure", rules, fw, hw, key, since,
-                             {"streak": int(streak), "runs": int(runs), "reference": ref,
-                              "last_message": message}, encode=False))
+        # a row made only of a test alerted alone (`_by_file`); the times as the standard
+        # library's, as numpy lists them (a pandas Timestamp each: 5.0 -> 0.4 ms for the
+        # 50M store's 4,497 failing tests)
+        fw, hw, key, since, streak, runs, ref, message = (
+            f[c].to_numpy().tolist() if c == "first_failing" else f[c].tolist()
+            for c in ("framework", "amd_hardware", "parity_key", "first_failing", "streak",
+                      "runs", "nvidia_hardware", "last_message"))
+        rows += _by_file(
+            "amd_only_failure", rules, groups, fw, hw, key, since, reference=ref.__getitem__,
+            streak=lambda i: int(streak[i]),
+            alone=lambda i: _row("amd_only_failure", rules, fw[i], hw[i], key[i], since[i],
+                                 {"streak": int(streak[i]), "runs": int(runs[i]),
+                                  "reference": ref[i], "last_message": message[i]}))
     if "both_vendors_failing" in rules and not matrix.empty and "quadrant" in matrix:
         both = matrix[matrix["quadrant"].astype(str).str.contains("both fail")]
-        for fw, hw, key, ref in zip(*(both[c].tolist() for c in (
-                "framework", "amd_hardware", "parity_key", "nvidia_hardware"))):
-            rows.append(_row("both_vendors_failing", rules, fw, hw, key, None,
-                             {"reference": ref}, encode=False))
-    rows = _encoded(group(rows, rules, groups))
+        fw, hw, key, ref = (both[c].tolist() for c in (
+            "framework", "amd_hardware", "parity_key", "nvidia_hardware"))
+        rows += _by_file(
+            "both_vendors_failing", rules, groups, fw, hw, key, [None] * len(key),
+            reference=ref.__getitem__, streak=None,
+            alone=lambda i: _row("both_vendors_failing", rules, fw[i], hw[i], key[i], None,
+                                 {"reference": ref[i]}))
     findings_map = {"builds but runs no tests": "no_tests", "no accuracy gate": "missing_gate",
                     "stale": "stale_lane"}
     if not coverage.empty:
@@ -198,28 +190,49 @@ def group(rows: list[dict], rules: dict, groups=frozenset()) -> list[dict]:
     one issue instead of splitting into new ones). The file alert's subject is the file;
     its evidence names the tests (`tests`, the first GROUP_LISTED) and counts them. A
     member's evidence may be JSON text or a dict; members not grouped are returned as
-    given."""
-    by_file: dict[tuple, list[dict]] = {}
-    for r in rows:
-        if r["rule"] in TEST_RULES:
-            by_file.setdefault((r["rule"], r["framework"], r["hardware"],
-                                test_file(r["subject"])), []).append(r)
+    given, and rows of other rules first."""
     out = [r for r in rows if r["rule"] not in TEST_RULES]
-    for (rule, fw, hw, path), members in by_file.items():
+    for rule in dict.fromkeys(r["rule"] for r in rows if r["rule"] in TEST_RULES):
+        given = [r for r in rows if r["rule"] == rule]
+        out += _by_file(rule, rules, groups, *([r[c] for r in given] for c in (
+            "framework", "hardware", "subject", "since")),
+            reference=lambda i: _evidence(given[i]).get("reference", _NONE),
+            streak=lambda i: _evidence(given[i])["streak"], alone=given.__getitem__)
+    return out
+
+
+_NONE = object()  # a member whose evidence names no reference
+
+
+def _by_file(rule: str, rules: dict, groups, framework: list, hardware: list, subject: list,
+             since: list, *, reference: Callable[[int], object],
+             streak: Callable[[int], int] | None, alone: Callable[[int], dict]) -> list[dict]:
+    """The alerts of one test rule's firing tests, given as columns (`group`): `alone(i)`
+    for each test of a file not gathered, one file alert for each file gathered, in the
+    order their files first come. Its evidence takes the reference of its first test by
+    name (`reference(i)`, `_NONE` for none) and, for amd_only_failure, the longest of its
+    tests' streaks (`streak(i)`). A gathered test is never made a row of its own: of the
+    PyTorch-size store's 27,156 AMD-only failures, 24,191 are gathered in 245 file alerts
+    (`evaluate` 73.6 -> 41.0 ms there)."""
+    by_file: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(framework, hardware, map(test_file, subject))):
+        by_file.setdefault(key, []).append(i)
+    out = []
+    for (fw, hw, path), members in by_file.items():
         if not _gathered(rules[rule], len(members), (rule, fw, hw, path), groups):
-            out += members
+            out += map(alone, members)
             continue
-        members = sorted(members, key=lambda r: r["subject"])
-        first = _evidence(members[0])
+        members.sort(key=subject.__getitem__)
         ev = {"tests_failing": len(members),
-              "tests": [r["subject"] for r in members][:GROUP_LISTED]}
-        for k in ("reference",):
-            if k in first:
-                ev[k] = first[k]
+              "tests": [subject[i] for i in members[:GROUP_LISTED]]}
+        first = reference(members[0])
+        if first is not _NONE:
+            ev["reference"] = first
         if rule == "amd_only_failure":
-            ev["longest_streak"] = max(_evidence(r)["streak"] for r in members)
-        since = [r["since"] for r in members if r["since"] is not None and not pd.isna(r["since"])]
-        out.append(_row(rule, rules, fw, hw, path, min(since) if since else None, ev))
+            ev["longest_streak"] = max(map(streak, members))
+        # a missing time is None, NaT or NaN, none of which equals itself
+        times = [t for t in map(since.__getitem__, members) if t is not None and t == t]
+        out.append(_row(rule, rules, fw, hw, path, min(times) if times else None, ev))
     return out
 
 
