@@ -249,8 +249,10 @@ def alone(failures: pd.DataFrame, rules: dict, groups=frozenset()) -> np.ndarray
         failures["framework"].tolist(), failures["amd_hardware"].tolist(),
         failures["parity_key"].tolist())]
     count = Counter(f for f, on in zip(files, fires) if on)
-    single = [not _gathered(rule, count[f], ("amd_only_failure", *f), groups) for f in files]
-    return fires & np.array(single, bool)
+    # decided once a file, not once a test (a row that does not fire is not alone anyway)
+    gathered = {f for f, n in count.items() if _gathered(rule, n, ("amd_only_failure", *f),
+                                                         groups)}
+    return fires & np.fromiter((f not in gathered for f in files), bool, len(files))
 
 
 def _fires(failures: pd.DataFrame, rule: dict) -> pd.Series:
