@@ -10,7 +10,6 @@ import functools
 import hashlib
 import json
 import tomllib
-from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -214,11 +213,8 @@ def _by_file(rule: str, rules: dict, groups, framework: list, hardware: list, su
     tests' streaks (`streak(i)`). A gathered test is never made a row of its own: of the
     PyTorch-size store's 27,156 AMD-only failures, 24,191 are gathered in 245 file alerts
     (`evaluate` 73.6 -> 41.0 ms there)."""
-    by_file: dict[tuple, list[int]] = {}
-    for i, key in enumerate(zip(framework, hardware, map(test_file, subject))):
-        by_file.setdefault(key, []).append(i)
     out = []
-    for (fw, hw, path), members in by_file.items():
+    for (fw, hw, path), members in _files(framework, hardware, subject).items():
         if not _gathered(rules[rule], len(members), (rule, fw, hw, path), groups):
             out += map(alone, members)
             continue
@@ -236,6 +232,15 @@ def _by_file(rule: str, rules: dict, groups, framework: list, hardware: list, su
     return out
 
 
+def _files(framework, hardware, subject) -> dict[tuple, list[int]]:
+    """The positions of the tests (given as columns) of each (framework, hardware, file),
+    the files in the order they first come."""
+    by_file: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(framework, hardware, map(test_file, subject))):
+        by_file.setdefault(key, []).append(i)
+    return by_file
+
+
 def alone(failures: pd.DataFrame, rules: dict, groups=frozenset()) -> np.ndarray:
     """Which rows of `failures` (amd_only_failures) `evaluate` makes an alert of their own,
     as `group` decides: streak long enough, and their file neither over the rule's
@@ -244,15 +249,14 @@ def alone(failures: pd.DataFrame, rules: dict, groups=frozenset()) -> np.ndarray
     rule = rules.get("amd_only_failure")
     if rule is None or failures.empty:
         return np.zeros(len(failures), bool)
-    fires = _fires(failures, rule).to_numpy()
-    files = [(fw, hw, test_file(key)) for fw, hw, key in zip(
-        failures["framework"].tolist(), failures["amd_hardware"].tolist(),
-        failures["parity_key"].tolist())]
-    count = Counter(f for f, on in zip(files, fires) if on)
-    # decided once a file, not once a test (a row that does not fire is not alone anyway)
-    gathered = {f for f, n in count.items() if _gathered(rule, n, ("amd_only_failure", *f),
-                                                         groups)}
-    return fires & np.fromiter((f not in gathered for f in files), bool, len(files))
+    fires = np.flatnonzero(_fires(failures, rule).to_numpy())
+    out = np.zeros(len(failures), bool)
+    # the firing tests by file, as `_by_file` takes them, and decided once a file
+    for key, members in _files(*(failures[c].to_numpy()[fires].tolist()
+                                 for c in ("framework", "amd_hardware", "parity_key"))).items():
+        if not _gathered(rule, len(members), ("amd_only_failure", *key), groups):
+            out[fires[members]] = True
+    return out
 
 
 def _fires(failures: pd.DataFrame, rule: dict) -> pd.Series:
