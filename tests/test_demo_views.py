@@ -664,6 +664,40 @@ def test_streaks_from_runs_by_tests_arrays_are_the_streaks_of_the_history(demo_d
         set(map(tuple, flaky[keys].to_numpy().tolist()))
 
 
+def test_a_lanes_arrays_keep_each_runs_worst_code_and_its_last_failing_job():
+    """`frames._lane_arrays` fills a cell from every job of its run that ran the test, in
+    any suite and under any spelling: the worst code, any rerun, and the last job (by id)
+    in which the test failed, whatever order the suites and jobs come in."""
+    from parity.db.vectors import OUTCOMES, Vector
+
+    error, failed, passed = (OUTCOMES.index(o) for o in ("error", "failed", "passed"))
+    at = np.array(["2026-01-01T00", "2026-01-02T00"], "datetime64[us]")
+    # jobs 31-34: 31 and 33 of run 1, 32 and 34 of run 2; two sets of test ids
+    jobs = {"job_pk": np.array([33, 31, 34, 32]), "run_pk": np.array([1, 1, 2, 2]),
+            "run_at": at[[0, 0, 1, 1]], "commit": np.array(["a", "a", "b", "b"], object)}
+    first, second = np.array([10, 11, 12]), np.array([11, 20])
+    found = {31: Vector(first, np.array([failed, failed, failed], np.uint8), None,
+                        np.array([0, 1, 0], np.uint8)),
+             33: Vector(second, np.array([error, failed], np.uint8), None,
+                        np.array([0, 0], np.uint8)),
+             32: Vector(first, np.array([passed, passed, passed], np.uint8), None,
+                        np.array([0, 0, 0], np.uint8)),
+             34: Vector(second, np.array([passed, failed], np.uint8), None,
+                        np.array([1, 0], np.uint8))}
+    # suite "a" follows tests 10, 11 and 12 (12 a spelling of 10) in jobs 31 and 32; suite
+    # "b" follows 11 and 20 in jobs 33 and 34: test 11 is one column of both, and failed in
+    # run 1 in a job of each
+    a = (np.array([1, 3]), np.array([10, 11, 12]), np.array([10, 11, 10]))
+    b = (np.array([0, 2]), np.array([11, 20]), np.array([11, 20]))
+    for suites in ({"a": a, "b": b}, {"b": b, "a": a}):
+        got = frames._lane_arrays(jobs, suites, found, True)
+        assert got["columns"].tolist() == [10, 11, 20]
+        assert got["codes"].tolist() == [[failed, error, failed], [passed, passed, failed]]
+        assert got["culprit"].tolist() == [[31, 33, 33], [0, 0, 34]]
+        assert got["reruns"].tolist() == [[0, 1, 0], [0, 1, 0]]
+        assert got["when"].tolist() == at.tolist()
+
+
 def test_flaky_tests_from_runs_by_tests_arrays_are_the_flakiness_of_the_history(demo_db):
     """`frames._flakiness` (each lane's tests as columns of runs × tests arrays) gives the
     very frame `outcomes.flakiness` makes of the same tests' run-by-run history, rows and
