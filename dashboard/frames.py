@@ -30,7 +30,7 @@ from parity.dashboard import alerts as alert_rules
 from parity.dashboard import compilers as compiler_rules
 from parity.dashboard import stack as stack_rules
 from parity.dashboard import verdicts as verdict_rules
-from parity.dashboard.groups import groups, key_codes, members
+from parity.dashboard.groups import first_rows, groups, key_codes, members
 from parity.dashboard.period import Period, period
 from parity.dashboard.tables import Store
 from parity.db import vectors as vec
@@ -181,7 +181,7 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
     by_value = np.argsort(alias.values, kind="stable")
     values = alias.values[by_value]
     if "job_pk" in wanted:  # a job is in one lane: its jobs' lanes, numbered, say the rows'
-        job, first = _first_rows(wanted["job_pk"].to_numpy(np.int64))
+        job, first = first_rows(wanted["job_pk"].to_numpy(np.int64))
         number, keys = groups(*(wanted[c].take(first) for c in outcomes.LANE))
         number = number[job]
     else:
@@ -199,14 +199,6 @@ def _spellings(engine, wanted: pd.DataFrame, lanes) -> dict[tuple, tuple]:
         once = np.r_[True, (ids[1:] != ids[:-1]) | (parity[1:] != parity[:-1])]
         out[key] = (ids[once], parity[once])
     return out
-
-
-def _first_rows(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each value's number (in order of first appearance) and each number's first row."""
-    number = pd.factorize(values)[0]
-    # numbered by first appearance: a row is its value's first where its number is new
-    new = np.r_[True, number[1:] > np.maximum.accumulate(number)[:-1]] if len(number) else []
-    return number, np.flatnonzero(new)
 
 
 def _history(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:

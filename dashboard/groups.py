@@ -20,6 +20,15 @@ def key_codes(*columns) -> np.ndarray:
     return out
 
 
+def first_rows(values) -> tuple[np.ndarray, np.ndarray]:
+    """Each value's number (in order of first appearance, as `key_codes` numbers them) and
+    each number's first row."""
+    number = pd.factorize(values)[0]
+    # numbered by first appearance: a row is its value's first where its number is new
+    new = np.r_[True, number[1:] > np.maximum.accumulate(number)[:-1]] if len(number) else []
+    return number, np.flatnonzero(new)
+
+
 def groups(*columns: pd.Series) -> tuple[np.ndarray, list[tuple]]:
     """Each row's group number over these columns (of one length; a missing value is a value
     of its own) and each group's key as a tuple of the columns' values, the groups in order

@@ -633,8 +633,7 @@ def run_flaky(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray) -> np.n
     non-zero there), or it both passed and failed on one commit (`commit`: each run's
     commit as an integer, -1 where the run has none)."""
     ran, bad = codes <= RANK["passed"], codes <= RANK["failed"]
-    return ((codes == RANK["passed"]) & (reruns > 0)).any(axis=0) | \
-        (_run_mixed(ran, bad, commit) > 0)
+    return _rerun_passes(codes, reruns).any(axis=0) | (_run_mixed(ran, bad, commit) > 0)
 
 
 def run_flakiness(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray
@@ -651,11 +650,16 @@ def run_flakiness(codes: np.ndarray, reruns: np.ndarray, commit: np.ndarray
     before = np.vstack([np.full((1, codes.shape[1]), -1), seen[:-1]])  # ... before this row
     was_bad = np.take_along_axis(bad, np.maximum(before, 0), axis=0)
     return {"runs": ran.sum(axis=0), "failures": bad.sum(axis=0),
-            "rerun_passes": ((codes == RANK["passed"]) & (reruns > 0)).sum(axis=0),
+            "rerun_passes": _rerun_passes(codes, reruns).sum(axis=0),
             "mixed": _run_mixed(ran, bad, commit),
             "flips": (ran & (before >= 0) & (was_bad != bad)).sum(axis=0),
             "first": np.where(ran, row, codes.shape[0]).min(axis=0, initial=codes.shape[0]),
             "last": seen[-1] if len(seen) else np.full(codes.shape[1], -1)}
+
+
+def _rerun_passes(codes: np.ndarray, reruns: np.ndarray) -> np.ndarray:
+    """The runs × tests cells where the test passed with one of its rows rerun."""
+    return (codes == RANK["passed"]) & (reruns > 0)
 
 
 def _run_mixed(ran: np.ndarray, bad: np.ndarray, commit: np.ndarray) -> np.ndarray:

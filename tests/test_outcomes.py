@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from parity.dashboard import outcomes
-from parity.dashboard.groups import key_codes, members
+from parity.dashboard.groups import first_rows, key_codes, members
 from parity.dashboard.intervals import wilson
 from parity.db import vectors as vec
 
@@ -774,6 +774,14 @@ def test_members_are_each_groups_rows_in_order_of_group_number():
     got = members(number)
     assert [m.tolist() for m in got] == [np.flatnonzero(number == g).tolist()
                                          for g in np.unique(number)]
+
+
+def test_first_rows_number_values_by_first_appearance_and_find_each_first_row():
+    number, first = first_rows(np.array([30, 10, 30, 20, 10, 40]))
+    assert number.tolist() == [0, 1, 0, 2, 1, 3]
+    assert first.tolist() == [0, 1, 3, 5]
+    number, first = first_rows(np.empty(0, np.int64))
+    assert len(number) == 0 and len(first) == 0
 
 
 def test_outcome_categories_are_the_vocabularys_with_other_past_it():
