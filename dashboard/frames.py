@@ -499,7 +499,8 @@ def _lane_arrays(jobs: dict[str, np.ndarray], suites: dict, found: dict, flaky: 
             # flat index, and its codes of those tests: a run's jobs, and a test's spellings
             # in one job, meet in one cell, which keeps the worst code, any rerun, and the
             # last job (by id) in which it failed
-            runs_of = np.array([row_of[run_pk[i]] for i, _ in held])
+            place = np.array([i for i, _ in held])  # the jobs' positions in `jobs`
+            runs_of = np.array([row_of[r] for r in run_pk[place].tolist()])
             cell = (runs_of[:, None] * codes.shape[1] + at[None, :]).ravel()
             got = np.concatenate([v.outcomes[pos] for _, v in held])
             np.minimum.at(codes.reshape(-1), cell, got)
@@ -507,8 +508,7 @@ def _lane_arrays(jobs: dict[str, np.ndarray], suites: dict, found: dict, flaky: 
                 np.maximum.at(reruns.reshape(-1), cell,
                               np.concatenate([v.reruns[pos] for _, v in held]))
             bad = np.flatnonzero(got <= vec.FAILING)  # each one's job: its place // len(at)
-            np.maximum.at(culprit.reshape(-1), cell[bad],
-                          job_pk[np.array([i for i, _ in held])][bad // len(at)])
+            np.maximum.at(culprit.reshape(-1), cell[bad], job_pk[place][bad // len(at)])
     return {"columns": columns, "when": run_at[first], "codes": codes,
             "culprit": culprit, "reruns": reruns,
             "commit": pd.factorize(jobs["commit"][first])[0]}

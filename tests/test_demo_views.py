@@ -88,7 +88,6 @@ def test_amd_findings_alone_are_the_amd_rows_of_all_findings(demo_db, kinds):
     pd.testing.assert_frame_equal(amd.reset_index(drop=True), expect.reset_index(drop=True))
 
 
-
 def test_the_headline_counts_findings_without_their_messages(demo_db):
     """The headline counts its open findings and reads no failure message for them: its
     findings are the full ones but for the new failures' messages, and the headline is
@@ -104,6 +103,7 @@ def test_the_headline_counts_findings_without_their_messages(demo_db):
     pd.testing.assert_frame_equal(bare.drop(columns="detail"), full.drop(columns="detail"))
     pd.testing.assert_frame_equal(
         frames.headline(demo_db), frames.headline(demo_db, findings=frames.regressions(demo_db)))
+
 
 def test_accuracy_cliff_at_one_concurrency_only(demo_db):
     acc = frames.accuracy_parity(demo_db)
