@@ -18,8 +18,9 @@ and charts were still skeletons, their code not loaded yet, which every figure m
 before 2026-12-05 counted as rendered (0.5-0.9 s too early).
 
 The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
-served by the same Streamlit with the same flags and loaded the same way, so that what the
-framework costs in this browser on this machine is told apart from what the pages add.
+served as `parity serve` serves the app (the same Streamlit, flags and listening socket)
+and loaded the same way, so that what the framework costs in this browser on this machine
+is told apart from what the pages add.
 
     python benchmarks/app.py [--nights 60] [--keep DIR] [--repeat 3] [--store PATH ...]
 """
@@ -64,20 +65,38 @@ import streamlit as st
 st.title("Floor")
 st.dataframe(pd.DataFrame({"a": range(10), "b": [str(i) for i in range(10)]}))
 """
+FLOOR_SERVER = """from contextlib import asynccontextmanager
+from pathlib import Path
+
+import streamlit as st
+
+from parity.dashboard.app import listener
+
+
+@asynccontextmanager
+async def _lifespan(_app):
+    listener.no_delay()
+    yield
+
+
+app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=_lifespan)
+"""
 
 
 def serve_floor(folder: Path) -> tuple[subprocess.Popen, str, float]:
-    """The bare Streamlit page, served as `parity serve` serves the app."""
+    """The bare Streamlit page, served as `parity serve` serves the app: the same command,
+    flags and listening socket (`dashboard/app/listener.py`)."""
     from parity.dashboard.serve import command
 
-    app = folder / "floor_app.py"
-    app.write_text(FLOOR_APP)
+    (folder / "floor_app.py").write_text(FLOOR_APP)
+    server = folder / "floor_server.py"
+    server.write_text(FLOOR_SERVER)
     start = time.perf_counter()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cmd = command(port, "127.0.0.1")
-    cmd[cmd.index("run") + 1] = str(app)
+    cmd[cmd.index("run") + 1] = str(server)
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return proc, *_answered(f"http://127.0.0.1:{port}", start)
 

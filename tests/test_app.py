@@ -4,6 +4,7 @@ land in the URL, and the drill-down shows one test's history. The app's store co
 cannot write."""
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -219,6 +220,29 @@ def test_serve_passes_no_secret_and_locks_the_app_down():
     cmd = " ".join(serve.command(8555, "127.0.0.1"))
     assert "--client.toolbarMode viewer" in cmd and "--client.showErrorDetails none" in cmd
     assert "--server.address 127.0.0.1" in cmd and "--browser.gatherUsageStats false" in cmd
+
+
+def test_the_listening_socket_sends_without_delay_and_its_connections_inherit_it():
+    """`listener.no_delay` on a socket bound as Streamlit binds it (protocol number 0, which
+    asyncio's own TCP_NODELAY passes over): the listening socket and the connection it then
+    accepts send without Nagle's delay; a connected socket of the process is left alone."""
+    from parity.dashboard.app import listener
+
+    option = (socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM, 0) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        with socket.create_connection(server.getsockname()) as before:
+            assert not server.getsockopt(*option)
+            assert listener.no_delay() >= 1
+            assert server.getsockopt(*option)
+            with socket.create_connection(server.getsockname()) as client:
+                accepted, _ = server.accept()  # the connection made before the call
+                accepted.close()
+                accepted, _ = server.accept()
+                with accepted:
+                    assert accepted.proto == 0 and accepted.getsockopt(*option)
+                assert not client.getsockopt(*option) and not before.getsockopt(*option)
 
 
 def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):

@@ -154,6 +154,7 @@ def test_every_page_is_computed_before_the_server_answers(browser, demo_db):
     finally:
         proc.terminate()
         out = proc.communicate(timeout=30)[0].decode()
+    assert "parity: Nagle's algorithm off on 1 listening socket(s)" in out.splitlines()
     frozen = next(line for line in out.splitlines() if "kept out of garbage collection" in line)
     assert int(frozen.split("parity: ", 1)[1].split()[0]) > 50_000  # the imports alone
     said = next(line for line in out.splitlines() if "before accepting connections" in line)

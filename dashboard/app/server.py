@@ -3,7 +3,8 @@ computes every page's views, with the default filters, into the cache visitors r
 the server accepts connections, the overview's first. The first visitor of any page after a
 restart then sees it as fast as the next one; the server reports ready (`/_stcore/health`)
 once that is done. (Computed in a thread while serving, they slowed the first visitor's
-page: the two share the interpreter.)"""
+page: the two share the interpreter.) Before that, Nagle's algorithm is turned off on the
+listening socket (`listener`)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from parity.dashboard.app import listener
+
 LOG = logging.getLogger("parity.serve")
 
 
@@ -22,6 +25,7 @@ LOG = logging.getLogger("parity.serve")
 async def _warm(_app):
     from parity.dashboard.app import common  # here: its caches check the running runtime
 
+    LOG.warning("parity: Nagle's algorithm off on %d listening socket(s)", listener.no_delay())
     start = time.perf_counter()
     try:
         done = await asyncio.to_thread(common.warm)
