@@ -18,8 +18,8 @@ and charts were still skeletons, their code not loaded yet, which every figure m
 before 2026-12-05 counted as rendered (0.5-0.9 s too early).
 
 The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
-served as `parity serve` serves the app (the same Streamlit, flags and listening socket)
-and loaded the same way, so that what the framework costs in this browser on this machine
+served as `parity serve` serves the app (the same Streamlit, flags, listening socket and
+static files) and loaded the same way, so that what the framework costs in this browser on this machine
 is told apart from what the pages add.
 
     python benchmarks/app.py [--nights 60] [--keep DIR] [--repeat 3] [--store PATH ...]
@@ -69,8 +69,9 @@ FLOOR_SERVER = """from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
+from starlette.middleware import Middleware
 
-from parity.dashboard.app import listener
+from parity.dashboard.app import assets, listener
 
 
 @asynccontextmanager
@@ -79,13 +80,15 @@ async def _lifespan(_app):
     yield
 
 
-app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=_lifespan)
+app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=_lifespan,
+             middleware=[Middleware(assets.Assets)])
 """
 
 
 def serve_floor(folder: Path) -> tuple[subprocess.Popen, str, float]:
     """The bare Streamlit page, served as `parity serve` serves the app: the same command,
-    flags and listening socket (`dashboard/app/listener.py`)."""
+    flags, listening socket (`dashboard/app/listener.py`) and static files
+    (`dashboard/app/assets.py`)."""
     from parity.dashboard.serve import command
 
     (folder / "floor_app.py").write_text(FLOOR_APP)

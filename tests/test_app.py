@@ -245,6 +245,76 @@ def test_the_listening_socket_sends_without_delay_and_its_connections_inherit_it
                 assert not client.getsockopt(*option) and not before.getsockopt(*option)
 
 
+class Downstream:
+    """An ASGI app standing for Streamlit: a hashed script (immutable, sent in two parts),
+    the page (no-cache), a part of the script for a range request, and a script that sets
+    a cookie. `calls` counts the requests that reached it."""
+
+    def __init__(self):
+        self.calls = 0
+
+    async def __call__(self, scope, receive, send):
+        self.calls += 1
+        headers = {k: v for k, v in scope.get("headers", [])}
+        path = scope["path"]
+        cache = b"no-cache" if path.endswith(".html") else b"public, immutable, max-age=9"
+        status, parts = (206, [b"im"]) if b"range" in headers else (200, [b"import", b" x"])
+        extra = [(b"set-cookie", b"s=1")] if "cookie" in path else []
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"text/javascript"),
+                                (b"cache-control", cache), *extra]})
+        for i, part in enumerate(parts):
+            await send({"type": "http.response.body", "body": part,
+                        "more_body": i < len(parts) - 1})
+
+
+def asgi_get(app, path, method="GET", headers=()):
+    """The messages `app` sends for one request, and the request's answer body. (Run in a
+    thread of its own: the browser tests' Playwright holds an event loop in this one.)"""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": method, "path": path, "headers": list(headers)}
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, app(scope, receive, send)).result()
+    return sent, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+
+def test_streamlits_immutable_static_files_are_answered_again_from_memory():
+    from parity.dashboard.app.assets import Assets
+
+    streamlit = Downstream()
+    app = Assets(streamlit, base="")
+    first, body = asgi_get(app, "/static/js/index.abc.js")
+    assert body == b"import x" and streamlit.calls == 1
+    again, body = asgi_get(app, "/static/js/index.abc.js")
+    assert body == b"import x" and streamlit.calls == 1  # from memory
+    assert again[0] == first[0]  # the same status and headers
+    # these go to Streamlit every time: not kept, or a request whose answer differs
+    for path, method, headers in [
+            ("/static/index.html", "GET", ()), ("/static/js/cookie.js", "GET", ()),
+            ("/media/a.js", "GET", ()), ("/static/js/index.abc.js", "HEAD", ()),
+            ("/static/js/index.abc.js", "GET", [(b"range", b"bytes=0-1")]),
+            ("/static/js/index.abc.js", "GET", [(b"if-none-match", b'"e"')])]:
+        before = streamlit.calls
+        asgi_get(app, path, method, headers)
+        asgi_get(app, path, method, headers)
+        assert streamlit.calls == before + 2, (path, method, headers)
+    assert set(app.kept) == {"/static/js/index.abc.js"}
+    under = Assets(Downstream(), base="/parity/")  # Streamlit's server.baseUrlPath
+    asgi_get(under, "/parity/static/js/a.js")
+    asgi_get(under, "/static/js/a.js")
+    assert set(under.kept) == {"/parity/static/js/a.js"}
+
+
 def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):
     """The MI455X lane builds but runs nothing: its pass rate, performance and accuracy are
     shown as a dash (never "None" or a zero) and its notes say why."""

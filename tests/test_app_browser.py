@@ -71,6 +71,27 @@ def test_the_running_app_holds_no_secret(app):
     assert PLANTED.encode() not in environ
 
 
+def test_streamlits_script_files_come_as_streamlit_sends_them(app):
+    """A script file of the page, fetched twice from `parity serve` (the second time from
+    `dashboard/app/assets.py`'s memory): both times the file Streamlit ships, with the same
+    headers, cached for a year as immutable."""
+    import re
+
+    import streamlit
+
+    page = urllib.request.urlopen(f"{app}/overview", timeout=30).read().decode()
+    script = re.search(r'src="\./(static/js/[^"]+\.js)"', page).group(1)
+    shipped = (Path(streamlit.__file__).parent / "static" / script).read_bytes()
+    answers = [urllib.request.urlopen(f"{app}/{script}", timeout=30) for _ in range(2)]
+    bodies = [a.read() for a in answers]
+    assert bodies == [shipped, shipped]
+    headers = [{k.lower(): v for k, v in a.getheaders() if k.lower() != "date"}
+               for a in answers]
+    assert headers[0] == headers[1]
+    assert "immutable" in headers[0]["cache-control"]
+    assert headers[0]["content-type"] in ("application/javascript", "text/javascript")
+
+
 def test_overview_drill_down_and_permalink(browser, app):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     errors: list[str] = []

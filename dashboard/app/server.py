@@ -4,7 +4,8 @@ the server accepts connections, the overview's first. The first visitor of any p
 restart then sees it as fast as the next one; the server reports ready (`/_stcore/health`)
 once that is done. (Computed in a thread while serving, they slowed the first visitor's
 page: the two share the interpreter.) Before that, Nagle's algorithm is turned off on the
-listening socket (`listener`)."""
+listening socket (`listener`). Streamlit's own static files are answered from memory after
+their first answer (`assets`)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +16,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
+from starlette.middleware import Middleware
 
-from parity.dashboard.app import listener
+from parity.dashboard.app import assets, listener
 
 LOG = logging.getLogger("parity.serve")
 
@@ -51,4 +53,5 @@ def _freeze() -> int:
     return gc.get_freeze_count()
 
 
-app = st.App(Path(__file__).resolve().with_name("main.py"), lifespan=_warm)
+app = st.App(Path(__file__).resolve().with_name("main.py"), lifespan=_warm,
+             middleware=[Middleware(assets.Assets)])
