@@ -19,8 +19,8 @@ before 2026-12-05 counted as rendered (0.5-0.9 s too early).
 
 The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
 served as `parity serve` serves the app (the same Streamlit, flags, listening socket and
-static files) and loaded the same way, so that what the framework costs in this browser on this machine
-is told apart from what the pages add.
+static files) and loaded the same way, so that what the framework costs in this browser on
+this machine is told apart from what the pages add.
 
     python benchmarks/app.py [--nights 60] [--keep DIR] [--repeat 3] [--store PATH ...]
 """
