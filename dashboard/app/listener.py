@@ -25,15 +25,20 @@ def no_delay() -> int:
     done = 0
     for name in os.listdir(folder) if folder else ():
         try:
-            fd = int(name)
-            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            if not stat.S_ISSOCK(os.fstat(int(name)).st_mode):
                 continue
-            with socket.socket(fileno=os.dup(fd)) as sock:  # closing the copy only
-                if (sock.family in (socket.AF_INET, socket.AF_INET6)
-                        and sock.type == socket.SOCK_STREAM
-                        and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)):
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    done += 1
+            copy = os.dup(int(name))
         except (OSError, ValueError):  # closed since it was listed (the listing's own)
             continue
+        try:
+            sock = socket.socket(fileno=copy)
+        except OSError:
+            os.close(copy)
+            continue
+        with sock:  # closes the copy only
+            if (sock.family in (socket.AF_INET, socket.AF_INET6)
+                    and sock.type == socket.SOCK_STREAM
+                    and sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                done += 1
     return done
