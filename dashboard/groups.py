@@ -22,7 +22,8 @@ def key_codes(*columns) -> np.ndarray:
 
 def first_rows(values) -> tuple[np.ndarray, np.ndarray]:
     """Each value's number (in order of first appearance, as `key_codes` numbers them) and
-    each number's first row."""
+    each number's first row, for values with none missing (ids): a missing value would be
+    numbered -1 here, not as a value of its own as in `key_codes`."""
     number = pd.factorize(values)[0]
     # numbered by first appearance: a row is its value's first where its number is new
     new = np.r_[True, number[1:] > np.maximum.accumulate(number)[:-1]] if len(number) else []
