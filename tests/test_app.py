@@ -315,6 +315,70 @@ def test_streamlits_immutable_static_files_are_answered_again_from_memory():
     assert set(under.kept) == {"/parity/static/js/a.js"}
 
 
+class Page:
+    """Stands in for Streamlit behind `Preamble`: its page (`text/html`, gzip-compressed when
+    the request accepts it, with validators, in two parts), a script, and "not modified"
+    for a conditional request."""
+
+    HTML = b"<!DOCTYPE html><html><head><title>S</title></head><body></body></html>"
+
+    async def __call__(self, scope, receive, send):
+        headers = dict(scope.get("headers", []))
+        if b"if-none-match" in headers:
+            await send({"type": "http.response.start", "status": 304, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        html = not scope["path"].startswith("/static/")
+        body, start = (self.HTML, [(b"content-type", b"text/html; charset=utf-8"),
+                                   (b"cache-control", b"no-cache"), (b"etag", b'"e"'),
+                                   (b"last-modified", b"Mon, 07 Dec 2026 10:19:17 GMT"),
+                                   (b"accept-ranges", b"bytes")]) if html else \
+            (b"import x", [(b"content-type", b"text/javascript")])
+        if html and b"gzip" in headers.get(b"accept-encoding", b""):
+            import gzip
+            body = gzip.compress(body)
+            start.append((b"content-encoding", b"gzip"))
+        start.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": start})
+        await send({"type": "http.response.body", "body": body[:10], "more_body": True})
+        await send({"type": "http.response.body", "body": body[10:], "more_body": False})
+
+
+def test_streamlits_page_is_given_the_address_of_its_server():
+    """`Preamble` writes `window.__streamlit` (the server's address, worked out in the
+    browser from the path asked for, and the host settings Streamlit's host-config endpoint
+    answers) first in the page's head; everything else passes as Streamlit sent it."""
+    from parity.dashboard.app.preamble import Preamble
+
+    app = Preamble(Page(), base="", origins=["https://*.example.org"])
+    sent, body = asgi_get(app, "/tests")
+    head = dict(sent[0]["headers"])
+    script = body[body.index(b"<head>") + 6:body.index(b"<title>")]
+    assert body.replace(script, b"") == Page.HTML
+    assert script.startswith(b"<script>") and script.endswith(b"</script>")
+    assert b'const asked = "/tests"' in script and b'+ "/", location.href' in script
+    assert (b'HOST_CONFIG: {"allowedOrigins": ["https://*.example.org"], '
+            b'"useExternalAuthToken": false}') in script
+    # Streamlit's validators were for its file, not this page; the length is the page's
+    assert head[b"content-length"] == str(len(body)).encode()
+    assert not {b"etag", b"last-modified", b"accept-ranges"} & head.keys()
+    assert head[b"cache-control"] == b"no-cache"
+    # a compressed page is given whole, uncompressed (it is 8 kB)
+    zipped, unzipped = asgi_get(app, "/tests", headers=[(b"accept-encoding", b"gzip, br")])
+    assert unzipped == body and b"content-encoding" not in dict(zipped[0]["headers"])
+    # a path that tries to end the script stays inside its string
+    _, hostile = asgi_get(app, "/x</script><script>alert(1)//")
+    assert hostile.count(b"</script>") == 1 and b"<script>alert" not in hostile
+    assert b'"/x\\u003c/script\\u003e\\u003cscript\\u003ealert(1)//"' in hostile
+    # under Streamlit's server.baseUrlPath, the server's address ends with it
+    _, under = asgi_get(Preamble(Page(), base="/parity/", origins=["x"]), "/parity/tests")
+    assert b'const asked = "/parity/tests"' in under and b'+ "/parity/", location' in under
+    # these pass untouched: a script, a HEAD, "not modified"
+    for path, method, headers in [("/static/js/a.js", "GET", ()), ("/tests", "HEAD", ()),
+                                  ("/tests", "GET", [(b"if-none-match", b'"e"')])]:
+        assert asgi_get(app, path, method, headers) == asgi_get(Page(), path, method, headers)
+
+
 def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):
     """The MI455X lane builds but runs nothing: its pass rate, performance and accuracy are
     shown as a dash (never "None" or a zero) and its notes say why."""

@@ -146,6 +146,47 @@ def test_a_shared_link_opens_its_own_page_with_its_filters(browser, app, path):
     page.close()
 
 
+def test_a_pages_own_address_reaches_its_server_at_once(browser, app):
+    """Opened at `/tests`, the page asks the server at the app's root and nowhere else: not
+    `/tests/_stcore/health` first, which Streamlit alone asks (404, then 100 ms of waiting
+    before it asks the root), and it connects to the root's stream."""
+    page = browser.new_page()
+    asked, sockets = [], []
+    page.on("request", lambda request: asked.append(request.url))
+    page.on("websocket", lambda socket: sockets.append(socket.url))
+    page.goto(f"{app}/tests?framework=vllm")
+    page.wait_for_selector("[data-testid='stDataFrame']", timeout=60_000)
+    page.wait_for_function(DONE, timeout=60_000)
+    settings = page.evaluate("window.__streamlit")
+    page.close()
+    assert settings["BACKEND_BASE_URL"] == f"{app}/"
+    assert settings["HOST_CONFIG"]["useExternalAuthToken"] is False
+    assert not [url for url in asked if "/tests/" in url], asked
+    assert sockets == [app.replace("http://", "ws://") + "/_stcore/stream"]
+
+
+@pytest.mark.parametrize("asked, base, at, server", [
+    ("/tests", "", "/tests", "/"),
+    ("/tests", "", "/proxy/parity/tests", "/proxy/parity/"),  # a proxy's own prefix
+    ("/parity/tests", "/parity", "/parity/tests", "/parity/"),  # server.baseUrlPath
+    ("/", "", "/proxy/", "/proxy/"),
+    ("/tests", "", "/elsewhere", None),  # not where it was asked for: Streamlit looks
+])
+def test_the_page_works_out_where_its_server_is(browser, asked, base, at, server):
+    """The preamble's address in a browser, at addresses a proxy may give the page: what
+    comes before the path the server was asked for is the proxy's prefix."""
+    from parity.dashboard.app.preamble import written
+
+    body = written(b"<html><head></head><body></body></html>", asked.encode(), base, ["x"])
+    page = browser.new_page()
+    page.route("http://parity.test/**", lambda route: route.fulfill(
+        body=body, content_type="text/html"))
+    page.goto(f"http://parity.test{at}")
+    got = page.evaluate("window.__streamlit?.BACKEND_BASE_URL ?? null")
+    page.close()
+    assert got == (server and f"http://parity.test{server}")
+
+
 def test_the_root_forwards_to_the_overview_with_its_query(browser, app):
     page = browser.new_page()
     page.goto(f"{app}/?framework=sglang")

@@ -4,8 +4,9 @@ the server accepts connections, the overview's first. The first visitor of any p
 restart then sees it as fast as the next one; the server reports ready (`/_stcore/health`)
 once that is done. (Computed in a thread while serving, they slowed the first visitor's
 page: the two share the interpreter.) Before that, Nagle's algorithm is turned off on the
-listening socket (`listener`). Streamlit's own static files are answered from memory after
-their first answer (`assets`)."""
+listening socket (`listener`). Every page says where its server is (`preamble`), and
+Streamlit's own static files are answered from memory after their first answer
+(`assets`)."""
 from __future__ import annotations
 
 import asyncio
@@ -18,7 +19,7 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
-from parity.dashboard.app import assets, listener
+from parity.dashboard.app import assets, listener, preamble
 
 LOG = logging.getLogger("parity.serve")
 
@@ -54,4 +55,4 @@ def _freeze() -> int:
 
 
 app = st.App(Path(__file__).resolve().with_name("main.py"), lifespan=_warm,
-             middleware=[Middleware(assets.Assets)])
+             middleware=[Middleware(preamble.Preamble), Middleware(assets.Assets)])
