@@ -18,9 +18,9 @@ and charts were still skeletons, their code not loaded yet, which every figure m
 before 2026-12-05 counted as rendered (0.5-0.9 s too early).
 
 The same run also measures a floor: a bare Streamlit page (a title and one ten-row table),
-served as `parity serve` serves the app (the same Streamlit, flags, listening socket and
-static files) and loaded the same way, so that what the framework costs in this browser on
-this machine is told apart from what the pages add.
+served as `parity serve` serves the app (the same Streamlit, flags, listening socket, page
+preamble and static files) and loaded the same way, so that what the framework costs in this
+browser on this machine is told apart from what the pages add.
 
     python benchmarks/app.py [--nights 60] [--keep DIR] [--repeat 3] [--store PATH ...]
 """
@@ -45,6 +45,14 @@ PAGES = ["overview", "tests", "performance", "accuracy", "capabilities", "covera
 CONTENT = ("[data-testid='stDataFrame'], [data-testid='stVegaLiteChart'], "
            "[data-testid='stAlert'], [data-testid='stCaptionContainer']")
 CHROMIUM = os.environ.get("PARITY_CHROMIUM", "/usr/bin/chromium")
+# Headless Chromium (156) builds, for every page Playwright opens, the omnibox popup of a
+# window nobody sees: a "WebUI Top Renderer" process loading chrome://omnibox-popup.top-chrome,
+# about 1 s of CPU alongside each load (a trace of one load, 2026-12-07), which on a 2-core
+# machine slowed the page's own renderer by 0.2-0.3 s. A visitor's browser builds that popup
+# once per window, not for every link opened, so it is turned off here.
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-features=WebUIOmniboxPopup,WebUIOmniboxFullPopup,"
+                "WebUIOmniboxAimPopup,PreloadTopChromeWebUI"]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 
@@ -71,7 +79,7 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
-from parity.dashboard.app import assets, listener
+from parity.dashboard.app import assets, listener, preamble
 
 
 @asynccontextmanager
@@ -81,14 +89,14 @@ async def _lifespan(_app):
 
 
 app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=_lifespan,
-             middleware=[Middleware(assets.Assets)])
+             middleware=[Middleware(preamble.Preamble), Middleware(assets.Assets)])
 """
 
 
 def serve_floor(folder: Path) -> tuple[subprocess.Popen, str, float]:
     """The bare Streamlit page, served as `parity serve` serves the app: the same command,
-    flags, listening socket (`dashboard/app/listener.py`) and static files
-    (`dashboard/app/assets.py`)."""
+    flags, listening socket (`dashboard/app/listener.py`), page (`preamble.py`) and static
+    files (`assets.py`)."""
     from parity.dashboard.serve import command
 
     (folder / "floor_app.py").write_text(FLOOR_APP)
@@ -237,8 +245,7 @@ def main(argv=None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     stores = [demo_store(folder, args.nights)] + args.store
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         bare = floor(browser, folder, args.repeat)
         results = {db: measure(browser, db, args.repeat) for db in stores}
         browser.close()
