@@ -397,6 +397,18 @@ def test_missing_scorecard_figures_show_a_dash_and_why(demo_store):
     assert table.loc["mi455x", "verdict_completeness"] == "0%"
 
 
+def test_a_figure_that_shows_as_zero_shows_no_sign():
+    """The scorecard's figures: a mean difference of float noise below zero showed as
+    "-0.000"; a missing one is a dash; everything else as its format says."""
+    from parity.dashboard.app.common import figure
+
+    assert [figure("{:+.3f}", v) for v in (-1.85e-17, 1.85e-17, -0.0, -0.0004, -0.0031)] == \
+        ["+0.000", "+0.000", "+0.000", "+0.000", "-0.003"]
+    assert [figure("{:.1%}", v) for v in (-1e-9, 0.25, None, float("nan"))] == \
+        ["0.0%", "25.0%", "—", "—"]
+    assert figure("{:.0%}", -0.004) == "0%" and figure("{:.3f}", float("-inf")) == "-inf"
+
+
 def test_overview_lists_the_sources_and_marks_a_stale_one(demo_db, tmp_path, monkeypatch):
     """Per source, when it last synced and whether that worked; a source without a good
     sync for 24 hours is called out as stale."""

@@ -220,6 +220,16 @@ def notebook(*calls: str, key: str = "notebook") -> None:
                  language="python")
 
 
+def figure(fmt: str, value) -> str:
+    """`value` in `fmt` (a `str.format` pattern), or a dash when it is missing. A figure that
+    shows as zero carries no sign of the float noise under it: a mean difference of -2e-17
+    shows as "+0.000", never "-0.000"."""
+    if pd.isna(value):
+        return "—"
+    text = fmt.format(value)
+    return fmt.format(0.0) if re.fullmatch(r"-0[.0]*%?", text) else text
+
+
 def kwargs_text(kw: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kw.items() if v)
 

@@ -24,7 +24,7 @@ else:
     # grid shows every null as "None", so the figures go to it as formatted text
     formats = {"coverage": "{:.0%}", "same_denominator_rate": "{:.1%}", "nvidia_rate": "{:.1%}",
                "perf_ratio": "{:.3f}", "accuracy_diff": "{:+.3f}", "verdict_completeness": "{:.0%}"}
-    styled = shown.assign(**{col: [fmt.format(v) if pd.notna(v) else "—" for v in shown[col]]
+    styled = shown.assign(**{col: [c.figure(fmt, v) for v in shown[col]]
                              for col, fmt in formats.items()})
     why = " — means no figure: the row's notes say why."
     st.container(key="scorecard").dataframe(
