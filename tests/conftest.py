@@ -97,7 +97,9 @@ def browser():
         if os.environ.get("PARITY_REQUIRE_BROWSER"):
             pytest.fail(f"PARITY_REQUIRE_BROWSER is set but {why}")
         pytest.skip(why)
+    from benchmarks.app import BROWSER_ARGS  # the load benchmark's: no omnibox popup per page
+
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         yield b
         b.close()
