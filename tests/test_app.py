@@ -373,8 +373,9 @@ def test_streamlits_page_is_given_the_address_of_its_server():
     # under Streamlit's server.baseUrlPath, the server's address ends with it
     _, under = asgi_get(Preamble(Page(), base="/parity/", origins=["x"]), "/parity/tests")
     assert b'const asked = "/parity/tests"' in under and b'+ "/parity/", location' in under
-    # these pass untouched: a script, a HEAD, "not modified"
-    for path, method, headers in [("/static/js/a.js", "GET", ()), ("/tests", "HEAD", ()),
+    # these pass untouched: a script, HTML of another route, a HEAD, "not modified"
+    for path, method, headers in [("/static/js/a.js", "GET", ()), ("/media/a.html", "GET", ()),
+                                  ("/component/c/index.html", "GET", ()), ("/tests", "HEAD", ()),
                                   ("/tests", "GET", [(b"if-none-match", b'"e"')])]:
         assert asgi_get(app, path, method, headers) == asgi_get(Page(), path, method, headers)
 

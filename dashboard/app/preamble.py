@@ -23,7 +23,11 @@ import json
 from typing import Any
 
 Message = dict[str, Any]
-# validators of Streamlit's file, which the page written here no longer is
+# Streamlit's routes for files other than its page (a component's or a media file may be
+# HTML too), under its base path
+OTHERS = ("_stcore/", "static/", "media/", "component/", "app/static/")
+# headers of Streamlit's file that the page written here no longer matches: its validators,
+# length and encoding
 STALE = {b"etag", b"last-modified", b"accept-ranges", b"content-length", b"content-encoding"}
 SCRIPT = """<script>(() => {{
   const asked = {asked}, path = location.pathname;
@@ -36,7 +40,8 @@ SCRIPT = """<script>(() => {{
 
 class Preamble:
     """ASGI middleware in front of Streamlit (`st.App(middleware=...)`) that writes
-    `window.__streamlit` into every page (a whole 200 of `text/html`) Streamlit answers."""
+    `window.__streamlit` into Streamlit's page (a whole 200 of `text/html` for a path of
+    none of its other routes) wherever it answers it."""
 
     def __init__(self, app, base: str | None = None,
                  origins: list[str] | None = None) -> None:
@@ -45,7 +50,8 @@ class Preamble:
         self.origins = origins  # its `client.allowedOrigins`, likewise
 
     async def __call__(self, scope: Message, receive, send) -> None:
-        if not (scope["type"] == "http" and scope["method"] == "GET"):
+        if not (scope["type"] == "http" and scope["method"] == "GET"
+                and self._page_path(scope["path"])):
             await self.app(scope, receive, send)
             return
         start: Message | None = None
@@ -68,24 +74,36 @@ class Preamble:
         headers = {name.lower(): value for name, value in start["headers"]}
         if headers.get(b"content-encoding", b"identity") == b"gzip":
             body = gzip.decompress(body)
-        body = written(body, scope.get("raw_path") or scope["path"].encode(), *self._host())
+        body = written(body, scope.get("raw_path") or scope["path"].encode(), self._base(),
+                       self._origins())
         kept = [(name, value) for name, value in start["headers"]
                 if name.lower() not in STALE]
         await send(dict(start, headers=kept + [(b"content-length", str(len(body)).encode())]))
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
-    def _host(self) -> tuple[str, list[str]]:
-        """Streamlit's base path and allowed origins, as its host-config endpoint has them."""
-        base, origins = self.base, self.origins
-        if base is None or origins is None:
-            import streamlit as st
+    def _page_path(self, path: str) -> bool:
+        base = self._base().strip("/")
+        under = path[len(base) + 1:] if base and path.startswith(f"/{base}/") else path
+        return not under.lstrip("/").startswith(OTHERS)
 
-            base = st.get_option("server.baseUrlPath") if base is None else base
-            if origins is None:
-                origins = list(st.get_option("client.allowedOrigins"))
-                if st.get_option("global.developmentMode") and "http://localhost" not in origins:
-                    origins.append("http://localhost")
-        return base or "", origins
+    def _base(self) -> str:
+        """Streamlit's `server.baseUrlPath`."""
+        if self.base is not None:
+            return self.base
+        import streamlit as st
+
+        return st.get_option("server.baseUrlPath") or ""
+
+    def _origins(self) -> list[str]:
+        """The allowed origins Streamlit's `/_stcore/host-config` answers."""
+        if self.origins is not None:
+            return self.origins
+        import streamlit as st
+
+        origins = list(st.get_option("client.allowedOrigins"))
+        if st.get_option("global.developmentMode") and "http://localhost" not in origins:
+            origins.append("http://localhost")
+        return origins
 
 
 def _page(start: Message) -> bool:
