@@ -34,9 +34,7 @@ class Assets:
     @property
     def prefix(self) -> str:
         if self.base is None:
-            import streamlit as st
-
-            self.base = st.get_option("server.baseUrlPath") or ""
+            self.base = base_path()
         base = self.base.strip("/")
         return f"/{base}/static/" if base else "/static/"
 
@@ -73,6 +71,14 @@ class Assets:
         if whole and start is not None and _fit(start):
             self.kept[scope["path"]] = (dict(start, headers=list(start["headers"])),
                                         b"".join(chunks))
+
+
+def base_path() -> str:
+    """Streamlit's `server.baseUrlPath` ("" when it has none), which is set for the
+    server's life."""
+    import streamlit as st
+
+    return st.get_option("server.baseUrlPath") or ""
 
 
 def _fit(start: Message) -> bool:

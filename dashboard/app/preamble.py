@@ -22,6 +22,8 @@ import gzip
 import json
 from typing import Any
 
+from parity.dashboard.app.assets import base_path
+
 Message = dict[str, Any]
 # Streamlit's routes for files other than its page (a component's or a media file may be
 # HTML too), under its base path
@@ -46,8 +48,8 @@ class Preamble:
     def __init__(self, app, base: str | None = None,
                  origins: list[str] | None = None) -> None:
         self.app = app
-        self.base = base  # Streamlit's `server.baseUrlPath`; read on each page when None
-        self.origins = origins  # its `client.allowedOrigins`, likewise
+        self.base = base  # Streamlit's `server.baseUrlPath`; read on first use when None
+        self.origins = origins  # its `client.allowedOrigins`; read on each page when None
 
     async def __call__(self, scope: Message, receive, send) -> None:
         if not (scope["type"] == "http" and scope["method"] == "GET"
@@ -87,12 +89,9 @@ class Preamble:
         return not under.lstrip("/").startswith(OTHERS)
 
     def _base(self) -> str:
-        """Streamlit's `server.baseUrlPath`."""
-        if self.base is not None:
-            return self.base
-        import streamlit as st
-
-        return st.get_option("server.baseUrlPath") or ""
+        if self.base is None:
+            self.base = base_path()
+        return self.base
 
     def _origins(self) -> list[str]:
         """The allowed origins Streamlit's `/_stcore/host-config` answers."""
