@@ -73,30 +73,20 @@ import streamlit as st
 st.title("Floor")
 st.dataframe(pd.DataFrame({"a": range(10), "b": [str(i) for i in range(10)]}))
 """
-FLOOR_SERVER = """from contextlib import asynccontextmanager
-from pathlib import Path
+FLOOR_SERVER = """from pathlib import Path
 
 import streamlit as st
-from starlette.middleware import Middleware
 
-from parity.dashboard.app import assets, listener, preamble
+from parity.dashboard.app import hosting
 
-
-@asynccontextmanager
-async def _lifespan(_app):
-    listener.no_delay()
-    yield
-
-
-app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=_lifespan,
-             middleware=[Middleware(preamble.Preamble), Middleware(assets.Assets)])
+app = st.App(Path(__file__).with_name("floor_app.py"), lifespan=hosting.lifespan(),
+             middleware=hosting.middleware())
 """
 
 
 def serve_floor(folder: Path) -> tuple[subprocess.Popen, str, float]:
-    """The bare Streamlit page, served as `parity serve` serves the app: the same command,
-    flags, listening socket (`dashboard/app/listener.py`), page (`preamble.py`) and static
-    files (`assets.py`)."""
+    """The bare Streamlit page, served as `parity serve` serves the app: the same command and
+    flags, and `dashboard/app/hosting.py`'s listening socket, page and static files."""
     from parity.dashboard.serve import command
 
     (folder / "floor_app.py").write_text(FLOOR_APP)

@@ -119,3 +119,24 @@ def test_the_next_nightly_measurement_leaves_the_store_as_it_was(engine, tmp_pat
     assert ingest_time(url, tmp_path / "nightly.xml", "check-1") > 0
     with engine.connect() as conn:
         assert tuple(conn.execute(text(count)).one()) == before
+
+
+def test_the_load_benchmarks_bare_page_is_served_as_the_app_is(tmp_path):
+    """`benchmarks/app.py`'s floor, the bare page it measures the app's pages against, is
+    served through the app's own hosting (`dashboard/app/hosting.py`): its page carries the
+    preamble that says where its server is, at the root and at a page's own address.
+    (`streamlit run` finds an app by reading the file for an `st.App` call: a floor that
+    built its app in a function of ours was served as a plain script, without it.)"""
+    import urllib.request
+
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.app import serve_floor
+
+    proc, base, _ = serve_floor(tmp_path)
+    try:
+        for path in ("/", "/floor_app"):
+            page = urllib.request.urlopen(base + path, timeout=30).read().decode()
+            assert "window.__streamlit = {BACKEND_BASE_URL" in page, path
+    finally:
+        proc.terminate()
+        proc.wait(30)

@@ -3,10 +3,8 @@ computes every page's views, with the default filters, into the cache visitors r
 the server accepts connections, the overview's first. The first visitor of any page after a
 restart then sees it as fast as the next one; the server reports ready (`/_stcore/health`)
 once that is done. (Computed in a thread while serving, they slowed the first visitor's
-page: the two share the interpreter.) Before that, Nagle's algorithm is turned off on the
-listening socket (`listener`). Every page says where its server is (`preamble`), and
-Streamlit's own static files are answered from memory after their first answer
-(`assets`)."""
+page: the two share the interpreter.) It is served as `hosting` serves a script: Nagle's
+algorithm off, every page told where its server is, Streamlit's static files from memory."""
 from __future__ import annotations
 
 import asyncio
@@ -17,9 +15,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import streamlit as st
-from starlette.middleware import Middleware
 
-from parity.dashboard.app import assets, listener, preamble
+from parity.dashboard.app import hosting
 
 LOG = logging.getLogger("parity.serve")
 
@@ -28,7 +25,6 @@ LOG = logging.getLogger("parity.serve")
 async def _warm(_app):
     from parity.dashboard.app import common  # here: its caches check the running runtime
 
-    LOG.warning("parity: Nagle's algorithm off on %d listening socket(s)", listener.no_delay())
     start = time.perf_counter()
     try:
         done = await asyncio.to_thread(common.warm)
@@ -54,5 +50,5 @@ def _freeze() -> int:
     return gc.get_freeze_count()
 
 
-app = st.App(Path(__file__).resolve().with_name("main.py"), lifespan=_warm,
-             middleware=[Middleware(preamble.Preamble), Middleware(assets.Assets)])
+app = st.App(Path(__file__).resolve().with_name("main.py"), lifespan=hosting.lifespan(_warm),
+             middleware=hosting.middleware())
