@@ -95,7 +95,8 @@ def test_tests_page_drills_down_to_one_tests_history(demo_store):
     hist = at.dataframe[0].value
     assert {"mi355x", "b200", "h100"} <= set(hist["hardware"])
     assert set(hist.loc[hist["hardware"] == "mi355x", "outcome"]) == {"failed"}
-    assert hist["job_url"].str.startswith("https://github.com/vllm-project/vllm/actions/runs/").all()
+    runs = "https://github.com/vllm-project/vllm/actions/runs/"
+    assert hist["job_url"].str.startswith(runs).all()
     links = [p.proto.label for p in at.get("page_link")]
     assert any(FAILING in label for label in links)
 

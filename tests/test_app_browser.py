@@ -122,8 +122,8 @@ def test_overview_drill_down_and_permalink(browser, app):
     page.close()
 
 
-@pytest.mark.parametrize("path", ["", "tests", "performance", "accuracy", "capabilities", "coverage",
-                                  "regressions", "runners"])
+@pytest.mark.parametrize("path", ["", "tests", "performance", "accuracy", "capabilities",
+                                  "coverage", "regressions", "runners"])
 def test_no_page_shows_a_planted_token(browser, app, path):
     page = browser.new_page()
     page.goto(f"{app}/{path}")
