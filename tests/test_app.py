@@ -444,6 +444,43 @@ def test_overview_lists_the_sources_and_marks_a_stale_one(demo_db, tmp_path, mon
     assert "sglang-nightly (last good sync 30 h ago)" in warning and "vllm-buildkite" not in warning
 
 
+def test_overview_alerts_say_which_are_not_recorded_and_show_no_none(demo_db, tmp_path,
+                                                                     monkeypatch):
+    """An alert `parity alerts` has recorded shows its state and its issue's link; one it
+    has not recorded yet says so, its issue cell left blank: no cell reads "None"."""
+    import shutil
+    from datetime import datetime
+
+    from parity.collectors import alerting
+    from parity.dashboard import frames
+    from parity.db.engine import make_engine
+
+    db = tmp_path / "alerted.db"
+    shutil.copy(demo_db, db)
+    engine = make_engine(db)
+    firing = frames.alerts(engine)
+    recorded = firing.head(2).to_dict("records")
+    alerting.run(engine, recorded, now=datetime.utcnow())
+    alerting.set_issue(engine, recorded[0]["fingerprint"], "ROCm/parity-alerts", 42)
+    engine.dispose()
+    monkeypatch.setenv("PARITY_DB_URL", f"sqlite:///{db}")
+    at = open_page("overview")
+    assert not at.exception, [e.value for e in at.exception]
+    table = next(d.value for d in at.dataframe if "rule" in d.value.columns)
+    assert len(table) == len(firing)
+    assert not table[["state", "issue"]].isna().any().any()
+    assert "None" not in set(table["state"]) | set(table["issue"])
+    where = ["rule", "framework", "hardware", "subject"]
+    rows = table.set_index(where)
+    first, second = (rows.loc[tuple(a[c] for c in where)] for a in recorded)
+    assert first["state"] == "open"
+    assert first["issue"] == "https://github.com/ROCm/parity-alerts/issues/42"
+    assert second["state"] == "open" and second["issue"] == ""
+    rest = rows.drop(index=[tuple(a[c] for c in where) for a in recorded])
+    assert len(rest) == len(table) - 2
+    assert set(rest["state"]) == {"not recorded"} and set(rest["issue"]) == {""}
+
+
 def test_overview_shows_the_rocm_stack_per_architecture(real, tmp_path, monkeypatch):
     """TheRock's nightly status on the overview: a pass rate per component and architecture,
     and an architecture that only built says so instead of passing."""

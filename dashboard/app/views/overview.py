@@ -70,10 +70,13 @@ if firing.empty:
 else:
     now = pd.Timestamp.now("UTC").tz_localize(None)
     since = pd.to_datetime(firing["first_seen"]).fillna(pd.to_datetime(firing["since"]))
+    # an alert `parity alerts` has not recorded yet has no state and no issue: said so, and
+    # left blank, rather than shown as "None"
     shown = firing.assign(
         age_days=((now - since).dt.total_seconds() / 86400).round(1),
+        state=firing["state"].fillna("not recorded"),
         issue=[f"https://github.com/{r}/issues/{int(n)}" if isinstance(r, str) and r and pd.notna(n)
-               else None for r, n in zip(firing["issue_repo"], firing["issue_number"])])
+               else "" for r, n in zip(firing["issue_repo"], firing["issue_number"])])
     counts = shown["priority"].value_counts().sort_index()
     st.caption(" · ".join(f"{n} {p}" for p, n in counts.items()) + " firing; the oldest first "
                "within each priority.")
@@ -81,6 +84,9 @@ else:
         ["priority", "rule", "framework", "hardware", "subject", "age_days", "state", "issue"]],
         hide_index=True, key="alerts",
         column_config={"age_days": st.column_config.NumberColumn("age (days)"),
+                       "state": st.column_config.Column(
+                           "state", help="As `parity alerts` recorded it; not recorded: "
+                                         "`parity alerts` has not run since it began firing"),
                        "issue": st.column_config.LinkColumn("issue", display_text="open")})
 stack = c.view("rocm_stack", **calls["rocm_stack"])
 if not stack.empty:
