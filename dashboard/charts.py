@@ -6,6 +6,8 @@ Charts take the DataFrame only (they never read the store), so a notebook can fi
 edit a frame before charting it. An empty frame gives an empty, valid chart."""
 from __future__ import annotations
 
+import math
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -42,6 +44,28 @@ def _title(text: str, df: pd.DataFrame) -> alt.TitleParams:
     return alt.TitleParams(text, subtitle="no data in this window" if df.empty else "")
 
 
+TIME_TICKS = 10  # about this many dates on a time axis
+
+
+def _dates(d: pd.DataFrame, *columns: str, title: str | None = None) -> alt.Axis:
+    """A time axis labelled with dates ("Nov 16"), its ticks at midnights far enough apart
+    that about `TIME_TICKS` fit the span of `columns` in `d`: every day or every few days,
+    then every week or few weeks (on Sundays; days counted within a month put two ticks
+    side by side at its end). Left to Vega, a span of one to two weeks had a tick every 12
+    hours or every day, labelled "12 PM" or "Tue 17", and one run was labelled "02 AM":
+    runs are nightly, and a date is what tells them apart. Runs of a single day are
+    labelled with their date and time."""
+    times = [pd.to_datetime(d[c], errors="coerce") for c in columns if c in d]
+    times = pd.concat(times).dropna() if times else pd.Series(dtype="datetime64[ns]")
+    span = (times.max() - times.min()) / pd.Timedelta(days=1) if len(times) else 0.0
+    if span < 1:  # runs of one day: their hours tell them apart
+        return alt.Axis(title=title, format="%b %d %H:%M", tickCount=3)
+    days = max(1, math.ceil(span / TIME_TICKS))
+    step = (alt.TimeIntervalStep(interval="day", step=days) if days <= 3 else
+            alt.TimeIntervalStep(interval="week", step=max(1, round(days / 7))))
+    return alt.Axis(title=title, format="%b %d", tickCount=step)
+
+
 def pass_rate_parity(df: pd.DataFrame) -> alt.Chart:
     """Same-denominator AMD pass rate (with its Wilson interval) beside the NVIDIA rate on the
     same tests, per suite; one line per lane over time when the frame holds several runs."""
@@ -56,7 +80,7 @@ def pass_rate_parity(df: pd.DataFrame) -> alt.Chart:
     if trend:
         return alt.Chart(d, title=_title("Same-denominator pass rate over time", d)).mark_line(
             point=True).encode(
-            x=alt.X("amd_run_at:T", title="AMD run"),
+            x=alt.X("amd_run_at:T", axis=_dates(d, "amd_run_at", title="AMD run")),
             y=alt.Y("same_denominator_rate:Q", title="AMD pass rate on NVIDIA's tests",
                     scale=alt.Scale(zero=False)),
             color="lane:N", tooltip=tip).properties(width=600, height=300)
@@ -178,7 +202,8 @@ def performance_history(df: pd.DataFrame) -> alt.Chart:
         d = d[d["series"].isin(ranked.index[:MAX_SERIES])]
     base = alt.Chart(d)
     line = base.mark_line(point=True).encode(
-        x=alt.X("run_at:T", title="run"), y=alt.Y("value:Q", scale=alt.Scale(zero=False)),
+        x=alt.X("run_at:T", axis=_dates(d, "run_at", title="run")),
+        y=alt.Y("value:Q", scale=alt.Scale(zero=False)),
         color="series:N", tooltip=_tips(d))
     level = base.mark_line(strokeDash=[4, 4], color="#555").encode(
         x="run_at:T", y="segment_median:Q", detail="series:N")
@@ -258,7 +283,8 @@ def regressions(df: pd.DataFrame) -> alt.Chart:
     d["magnitude"] = d["size"].astype(float).abs() if not d.empty else pd.Series(dtype=float)
     base = alt.Chart(d)
     points = base.mark_point(filled=True).encode(
-        x=alt.X("when:T", title="when (a bar: until it recovered)"),
+        x=alt.X("when:T", axis=_dates(d, "when", "recovered",
+                                      title="when (a bar: until it recovered)")),
         y=alt.Y("hardware:N", title=None),
         color=alt.Color("status:N", scale=STATUS_COLOURS), shape="kind:N",
         size=alt.Size("confidence:Q", scale=alt.Scale(range=[40, 400])),
@@ -352,7 +378,8 @@ def test_history(df: pd.DataFrame) -> alt.Chart:
                    "commit", "message"])
     return alt.Chart(d, title=_title("Test history on every hardware", d)).mark_square(
         size=90).encode(
-        x=alt.X("run_at:T", title="run"), y=alt.Y("hardware:N", title=None),
+        x=alt.X("run_at:T", axis=_dates(d, "run_at", title="run")),
+        y=alt.Y("hardware:N", title=None),
         color=alt.Color("outcome:N", scale=OUTCOME_COLOURS),
         shape=alt.Shape("vendor:N"), tooltip=_tips(d)).properties(width=600)
 
@@ -397,7 +424,7 @@ def rocm_stack(df: pd.DataFrame) -> alt.Chart:
                    "pass_rate", "verdict"])
     lines = alt.Chart(d, title=_title("AMD software stack: pass rate per architecture", d)) \
         .mark_line(point=True).encode(
-            x=alt.X("night:T", title=None), y=alt.Y("pass_rate:Q", title="pass rate",
+            x=alt.X("night:T", axis=_dates(d, "night")), y=alt.Y("pass_rate:Q", title="pass rate",
                                                    scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("hardware:N"), strokeDash=alt.StrokeDash("framework:N"),
             tooltip=_tips(d))
@@ -435,7 +462,7 @@ def verdicts(df: pd.DataFrame) -> alt.Chart:
         d["lane"] = pd.Series(dtype=str)
         d["verdict"] = pd.Series(dtype=str)
     return alt.Chart(d, title=_title("Verdict completeness per night", d)).mark_rect().encode(
-        x=alt.X("night:T", title=None), y=alt.Y("lane:N", title=None),
+        x=alt.X("night:T", axis=_dates(d, "night")), y=alt.Y("lane:N", title=None),
         color=alt.Color("verdict:N", scale=alt.Scale(domain=["complete", "incomplete"],
                                                      range=["#2ca02c", "#d62728"])),
         tooltip=_tips(d))

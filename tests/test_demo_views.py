@@ -1,6 +1,7 @@
 """Every situation the demo injects is found by the views, and the notebooks run on it."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -149,6 +150,32 @@ def test_flaky_labels_and_fleet(demo_db):
 def test_every_chart_is_valid_vega_lite(view, demo_db):
     spec = getattr(charts, view)(getattr(frames, view)(demo_db)).to_dict()
     assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+
+
+def _x_labels(chart) -> list[str]:
+    """The x axis's tick labels of `chart` as Vega draws it (vl-convert's SVG)."""
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(chart.to_dict())
+    axis = svg[svg.index('aria-label="X-axis'):]
+    axis = axis[axis.index("role-axis-label"):axis.index("</g>", axis.index("role-axis-label"))]
+    return re.findall(r">([^<]+)</text>", axis)
+
+
+def test_time_axes_are_labelled_with_dates(demo_db):
+    """Runs are nightly, and a date is what tells them apart: a time axis says "Nov 17",
+    never "12 PM", "Tue 17" or "02 AM" (Vega's own choice for the regressions' two weeks
+    and for runs of one day), with about ten ticks whatever the span."""
+    date = r"[A-Z][a-z]{2} \d\d"
+    found = frames.regressions(demo_db)
+    key = frames.amd_only_failures(demo_db)["parity_key"].iloc[0]
+    for chart in (charts.regressions(found),  # two weeks
+                  charts.test_history(frames.test_history(demo_db, parity_key=key)),
+                  charts.performance_history(frames.performance_history(demo_db))):
+        labels = _x_labels(chart)
+        assert 4 <= len(labels) <= 14 and all(re.fullmatch(date, t) for t in labels), labels
+    one_night = found.assign(when=pd.Timestamp("2026-11-20 02:00"), recovered=pd.NaT)
+    assert _x_labels(charts.regressions(one_night)) == ["Nov 20 02:00"]
 
 
 @pytest.mark.parametrize("name", ["tour.ipynb", "regressions.ipynb"])
