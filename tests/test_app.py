@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlalchemy import text
 
@@ -54,6 +55,22 @@ def test_every_page_renders_on_the_demo(page, demo_store):
     closed = open_page(page, notebook=False, framework="vllm")  # a first visit's page
     assert not closed.exception and not closed.code  # the box's code waits for it to open
     assert len(closed.expander) == len(at.expander) >= 1
+
+
+def test_no_table_shows_a_missing_text_as_none(demo_store):
+    """A text cell with nothing to say (a passing run's message, a test finding's model, a
+    config's unset parallelism) is blank: the grid shows a missing value as "None". The
+    demo has such cells on five pages, a test's history among them."""
+    blanked = 0
+    for page, params in [(p, {}) for p in PAGES] + [("tests", {"test": FAILING})]:
+        at = open_page(page, **params)
+        for table in at.dataframe:
+            df = table.value
+            texts = [c for c in df.columns
+                     if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype)]
+            assert not df[texts].isna().any().any(), (page, df[texts].isna().sum().to_dict())
+            blanked += int((df[texts] == "").sum().sum())
+    assert blanked > 1000
 
 
 @pytest.mark.parametrize("page", PAGES)

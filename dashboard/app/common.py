@@ -63,6 +63,15 @@ def page_calls(page: str, kw: dict) -> dict[str, dict]:
     }[page]
 
 
+def table(df: pd.DataFrame, **kw) -> None:
+    """`st.dataframe(df, **kw)` with its missing texts left blank: the grid shows a missing
+    value as "None", which reads as a value where a cell has nothing to say (a passing
+    run's message, a test finding's model, a config's unset parallelism)."""
+    texts = {c: "" for c in df.columns
+             if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype)}
+    st.dataframe(df.fillna(texts) if texts else df, **kw)
+
+
 def configs(ratios: pd.DataFrame) -> list[str]:
     """The performance page's configs to pick from (`performance_parity` rows), in order."""
     return sorted(set(ratios["model"] + " · " + ratios["metric"] + " · " + ratios["config"]))

@@ -11,8 +11,8 @@ acc = c.view("accuracy_parity", **calls["accuracy_parity"])
 c.chart("accuracy_parity", key="accuracy_chart", **calls["accuracy_parity"])
 cliffs = acc[acc["cliff"].fillna(False).astype(bool)] if not acc.empty else acc
 st.subheader(f"Cliffs ({len(cliffs)})")
-st.dataframe(cliffs, hide_index=True, key="cliffs")
+c.table(cliffs, hide_index=True, key="cliffs")
 st.subheader("Every cell")
-st.dataframe(acc, hide_index=True, key="cells")
+c.table(acc, hide_index=True, key="cells")
 c.notebook(f"acc = frames.accuracy_parity({c.kwargs_text(kw)})", "charts.accuracy_parity(acc)",
            'acc[acc["cliff"]]')

@@ -10,7 +10,7 @@ kw = c.page("Capabilities", "Per framework × capability × hardware: not tested
 calls = c.page_calls("capabilities", kw)
 caps = c.view("capability_parity", **calls["capability_parity"])
 c.chart("capability_parity", key="capability_chart", **calls["capability_parity"])
-st.dataframe(caps, hide_index=True, key="capabilities",
-             column_config={"url": st.column_config.LinkColumn("run", display_text="open")})
+c.table(caps, hide_index=True, key="capabilities",
+        column_config={"url": st.column_config.LinkColumn("run", display_text="open")})
 c.notebook(f"caps = frames.capability_parity({c.kwargs_text(kw)})",
            "charts.capability_parity(caps)")

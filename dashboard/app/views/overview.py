@@ -80,7 +80,7 @@ else:
     counts = shown["priority"].value_counts().sort_index()
     st.caption(" · ".join(f"{n} {p}" for p, n in counts.items()) + " firing; the oldest first "
                "within each priority.")
-    st.dataframe(shown.sort_values(["priority", "age_days"], ascending=[True, False])[
+    c.table(shown.sort_values(["priority", "age_days"], ascending=[True, False])[
         ["priority", "rule", "framework", "hardware", "subject", "age_days", "state", "issue"]],
         hide_index=True, key="alerts",
         column_config={"age_days": st.column_config.NumberColumn("age (days)"),
@@ -95,11 +95,11 @@ if not stack.empty:
                "ROCm/Quartz's release status. A lane that built but ran no test says "
                "\"build only\" and has no pass rate.")
     latest = stack[stack["night"] == stack["night"].max()]
-    st.dataframe(latest[["night", "framework", "hardware", "build", "tested", "passed",
-                         "failed", "pass_rate", "verdict"]], hide_index=True, key="rocm_stack",
-                 column_config={"night": st.column_config.DateColumn("night"),
-                                "pass_rate": st.column_config.NumberColumn("pass rate",
-                                                                           format="percent")})
+    c.table(latest[["night", "framework", "hardware", "build", "tested", "passed",
+                    "failed", "pass_rate", "verdict"]], hide_index=True, key="rocm_stack",
+            column_config={"night": st.column_config.DateColumn("night"),
+                           "pass_rate": st.column_config.NumberColumn("pass rate",
+                                                                      format="percent")})
     c.chart("rocm_stack", key="rocm_stack_chart", **calls["rocm_stack"])
 left_out = c.view("untrusted_runs", **calls["untrusted_runs"])
 if not left_out.empty:
@@ -116,23 +116,23 @@ if not syncs.empty:
                                          f"{'never' if pd.isna(r.last_success_at) else f'{r.hours_since_success:.0f} h ago'})"
                                          for r in stale.itertuples())
                    + ". Figures from these sources may be out of date.")
-    st.dataframe(syncs[["name", "kind", "target", "status", "last_success_at",
-                        "last_attempt_at", "stale", "message"]], hide_index=True, key="sources",
-                 column_config={
-                     "last_success_at": st.column_config.DatetimeColumn(
-                         "last good sync (UTC)", format="YYYY-MM-DD HH:mm"),
-                     "last_attempt_at": st.column_config.DatetimeColumn(
-                         "last tried (UTC)", format="YYYY-MM-DD HH:mm"),
-                     "stale": st.column_config.CheckboxColumn(
-                         "stale", help="no successful sync for 24 hours"),
-                     "message": st.column_config.Column("last sync said")})
+    c.table(syncs[["name", "kind", "target", "status", "last_success_at",
+                   "last_attempt_at", "stale", "message"]], hide_index=True, key="sources",
+            column_config={
+                "last_success_at": st.column_config.DatetimeColumn(
+                    "last good sync (UTC)", format="YYYY-MM-DD HH:mm"),
+                "last_attempt_at": st.column_config.DatetimeColumn(
+                    "last tried (UTC)", format="YYYY-MM-DD HH:mm"),
+                "stale": st.column_config.CheckboxColumn(
+                    "stale", help="no successful sync for 24 hours"),
+                "message": st.column_config.Column("last sync said")})
 fleet = c.view("fleet", **calls["fleet"])
 st.subheader("Fleet")
 if fleet.empty:
     st.caption("No runner snapshot yet (`parity collect runners`).")
 else:
-    st.dataframe(fleet[["vendor", "hardware", "runners", "online", "busy", "idle", "offline",
-                        "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
-                 key="fleet")
+    c.table(fleet[["vendor", "hardware", "runners", "online", "busy", "idle", "offline",
+                   "queue_p50_min", "queue_p90_min", "last_seen"]], hide_index=True,
+            key="fleet")
 c.notebook(f"head = frames.headline({c.kwargs_text(kw)})", "charts.headline(head)",
            f"frames.fleet({c.kwargs_text({'week': kw.get('week')})})", "frames.alerts()", "frames.rocm_stack()", "frames.sources()")

@@ -16,11 +16,11 @@ elif "kinds" in st.query_params:
 found = c.view("regressions", kinds=tuple(kinds), **kw) if kinds else c.view(
     "regressions", kinds=(), **kw)
 st.subheader(f"Findings ({len(found)})")
-st.dataframe(found, hide_index=True, key="findings",
-             column_config={"url": st.column_config.LinkColumn("link")})
+c.table(found, hide_index=True, key="findings",
+        column_config={"url": st.column_config.LinkColumn("link")})
 c.chart("regressions", key="findings_chart", kinds=tuple(kinds), **kw)
 flaky = c.view("flaky_tests", **calls["flaky_tests"])
 st.subheader(f"Flaky tests ({len(flaky)})")
-st.dataframe(flaky, hide_index=True, key="flaky")
+c.table(flaky, hide_index=True, key="flaky")
 c.notebook(f"found = frames.regressions({c.kwargs_text(kw)}, kinds={tuple(kinds)!r})",
            "charts.regressions(found)", f"frames.flaky_tests({c.kwargs_text(kw)})")

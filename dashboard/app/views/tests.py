@@ -19,10 +19,10 @@ if test:
     else:
         c.chart("test_history", key="history_chart", parity_key=test,
                 framework=kw["framework"])
-        st.dataframe(hist[["run_at", "hardware", "vendor", "outcome", "reruns", "message",
-                           "commit", "job_url"]], hide_index=True, key="history",
-                     column_config={"job_url": st.column_config.LinkColumn(
-                         "CI job", display_text="open job")})
+        c.table(hist[["run_at", "hardware", "vendor", "outcome", "reruns", "message",
+                      "commit", "job_url"]], hide_index=True, key="history",
+                column_config={"job_url": st.column_config.LinkColumn(
+                    "CI job", display_text="open job")})
     c.notebook(f"hist = frames.test_history(parity_key={test!r}, "
                f"framework={kw['framework']!r})", "charts.test_history(hist)",
                key="notebook_history")
@@ -39,7 +39,7 @@ else:
         st.page_link(c.PAGES["tests"], query_params=params,
                      label=f"{row.parity_key} on {row.amd_hardware}: failing {row.streak} runs "
                            f"since {row.first_failing:%Y-%m-%d}")
-    st.dataframe(failures, hide_index=True, key="failures")
+    c.table(failures, hide_index=True, key="failures")
     c.chart("amd_only_failures", key="failures_chart", **calls["amd_only_failures"])
 
 # the matrix is charted from its cached spec; its frame (a row per test of every pair:
@@ -48,7 +48,7 @@ st.subheader("Parity matrix")
 c.chart("test_matrix", key="matrix_chart", **calls["test_matrix"])
 skips = c.view("skip_parity", **calls["skip_parity"])
 st.subheader("Skips")
-st.dataframe(skips, hide_index=True, key="skips")
+c.table(skips, hide_index=True, key="skips")
 c.notebook(f"frames.amd_only_failures({c.kwargs_text(kw)})",
            f"charts.test_matrix(frames.test_matrix({c.kwargs_text(kw)}))",
            f"frames.skip_parity({c.kwargs_text(kw)})")
