@@ -70,13 +70,13 @@ if firing.empty:
 else:
     now = pd.Timestamp.now("UTC").tz_localize(None)
     since = pd.to_datetime(firing["first_seen"]).fillna(pd.to_datetime(firing["since"]))
-    # an alert `parity alerts` has not recorded yet has no state and no issue: said so, and
-    # left blank, rather than shown as "None"
+    # an alert `parity alerts` has not recorded yet has no state: said so (and no issue,
+    # which the table leaves blank)
     shown = firing.assign(
         age_days=((now - since).dt.total_seconds() / 86400).round(1),
         state=firing["state"].fillna("not recorded"),
         issue=[f"https://github.com/{r}/issues/{int(n)}" if isinstance(r, str) and r and pd.notna(n)
-               else "" for r, n in zip(firing["issue_repo"], firing["issue_number"])])
+               else None for r, n in zip(firing["issue_repo"], firing["issue_number"])])
     counts = shown["priority"].value_counts().sort_index()
     st.caption(" · ".join(f"{n} {p}" for p, n in counts.items()) + " firing; the oldest first "
                "within each priority.")
