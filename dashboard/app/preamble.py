@@ -57,24 +57,28 @@ class Preamble:
             await self.app(scope, receive, send)
             return
         start: Message | None = None
+        encoding: bytes | None = None
         chunks: list[bytes] = []
 
         async def hold(message: Message) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start" and _page(message):
-                start = message
-            elif start is not None and message["type"] == "http.response.body":
+            nonlocal start, encoding
+            if message["type"] == "http.response.start":
+                encoding = _page_encoding(message)
+                if encoding is not None:
+                    start = message
+                    return
+            if start is not None and message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
-                    await self._send(scope, start, b"".join(chunks), send)
+                    await self._send(scope, start, encoding, b"".join(chunks), send)
             else:
                 await send(message)
 
         await self.app(scope, receive, hold)
 
-    async def _send(self, scope: Message, start: Message, body: bytes, send) -> None:
-        headers = {name.lower(): value for name, value in start["headers"]}
-        if headers.get(b"content-encoding", b"identity") == b"gzip":
+    async def _send(self, scope: Message, start: Message, encoding: bytes, body: bytes,
+                    send) -> None:
+        if encoding == b"gzip":
             body = gzip.decompress(body)
         body = written(body, scope.get("raw_path") or scope["path"].encode(), self._base(),
                        self._origins())
@@ -105,10 +109,14 @@ class Preamble:
         return origins
 
 
-def _page(start: Message) -> bool:
+def _page_encoding(start: Message) -> bytes | None:
+    """The content encoding of a page this writes into (a whole 200 of `text/html`, plain or
+    gzip), or None for any other answer."""
     headers = {name.lower(): value for name, value in start["headers"]}
-    return (start["status"] == 200 and headers.get(b"content-type", b"").startswith(b"text/html")
-            and headers.get(b"content-encoding", b"identity") in (b"identity", b"gzip"))
+    encoding = headers.get(b"content-encoding", b"identity")
+    page = (start["status"] == 200 and headers.get(b"content-type", b"").startswith(b"text/html")
+            and encoding in (b"identity", b"gzip"))
+    return encoding if page else None
 
 
 def written(page: bytes, asked: bytes, base: str, origins: list[str]) -> bytes:
