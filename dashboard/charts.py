@@ -424,8 +424,8 @@ def rocm_stack(df: pd.DataFrame) -> alt.Chart:
                    "pass_rate", "verdict"])
     lines = alt.Chart(d, title=_title("AMD software stack: pass rate per architecture", d)) \
         .mark_line(point=True).encode(
-            x=alt.X("night:T", axis=_dates(d, "night")), y=alt.Y("pass_rate:Q", title="pass rate",
-                                                   scale=alt.Scale(domain=[0, 1])),
+            x=alt.X("night:T", axis=_dates(d, "night")),
+            y=alt.Y("pass_rate:Q", title="pass rate", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("hardware:N"), strokeDash=alt.StrokeDash("framework:N"),
             tooltip=_tips(d))
     idle = alt.Chart(d).transform_filter("datum.tested == 0").mark_point(
