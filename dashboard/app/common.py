@@ -64,12 +64,12 @@ def page_calls(page: str, kw: dict) -> dict[str, dict]:
 
 
 def table(df: pd.DataFrame, **kw) -> None:
-    """`st.dataframe(df, **kw)` with its missing texts left blank: the grid shows a missing
+    """`st.dataframe(df, **kw)` with its missing values left blank: the grid shows a missing
     value as "None", which reads as a value where a cell has nothing to say (a passing
-    run's message, a test finding's model, a config's unset parallelism)."""
-    texts = {c: "" for c in df.columns
-             if df[c].dtype == object or isinstance(df[c].dtype, pd.StringDtype)}
-    st.dataframe(df.fillna(texts) if texts else df, **kw)
+    run's message, a test finding's model, a config's unset parallelism, a finding that has
+    not recovered). The grid's placeholder blanks them and keeps a column's type, so numbers
+    and dates still sort as numbers and dates."""
+    st.dataframe(df, **{"placeholder": "", **kw})
 
 
 def configs(ratios: pd.DataFrame) -> list[str]:
