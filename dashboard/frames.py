@@ -323,10 +323,11 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     (`tables.streak_cutoff`), which the jobs' history must reach over: a streak with no
     pass in it goes on with its lane's state (`tables.lane_streaks`, `_carry`)."""
     engine = tables.open_store(store)
-    lanes, plan, found = _plan(engine, jobs, wanted, flaky)
+    arrays = _job_arrays(jobs)
+    lanes, plan, found = _plan(engine, jobs, arrays["job_pk"], wanted, flaky)
     before = tables.lane_streaks(engine, [(fw, hw, s) for (fw, hw), suites in plan.items()
                                           for s in suites]) if cutoff is not None else {}
-    parts, arrays = [], _job_arrays(jobs)
+    parts = []
     for (fw, hw), suites in plan.items():
         lane = _lane_arrays(arrays, {s: (lanes[(fw, s, hw)], *tests)
                                      for s, tests in suites.items()}, found, flaky)
@@ -354,12 +355,13 @@ def _streaks(store, jobs: pd.DataFrame, wanted: pd.DataFrame, messages: bool = T
     return _streak_frame(engine, jobs, parts, messages, culprits, flaky, ordered)
 
 
-def _plan(engine, jobs: pd.DataFrame, wanted: pd.DataFrame, reruns: bool
+def _plan(engine, jobs: pd.DataFrame, job_pk: np.ndarray, wanted: pd.DataFrame, reruns: bool
           ) -> tuple[dict, dict, dict]:
     """What `_lane_arrays` is made from, for the `wanted` tests (framework, suite, hardware,
-    parity_id) in `jobs`: each lane's jobs' positions, per (framework, hardware) each
-    suite's test ids to find and their parity ids (`_spellings`), and the vectors of the
-    jobs of those lanes (with their reruns, with `reruns`)."""
+    parity_id) in `jobs` (`job_pk`: their ids, as `_job_arrays` takes them): each lane's
+    jobs' positions, per (framework, hardware) each suite's test ids to find and their
+    parity ids (`_spellings`), and the vectors of the jobs of those lanes (with their
+    reruns, with `reruns`)."""
     # lane -> its jobs' positions, ascending (a lane with a missing part is none, as pandas
     # groups); numbered by `groups`, at about half a pandas grouping's cost
     number, keys = groups(*(jobs[c] for c in outcomes.LANE))
@@ -367,7 +369,6 @@ def _plan(engine, jobs: pd.DataFrame, wanted: pd.DataFrame, reruns: bool
     plan: dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
     for (fw, suite, hw), tests in _spellings(engine, wanted, lanes).items():
         plan.setdefault((fw, hw), {})[suite] = tests
-    job_pk = jobs["job_pk"].to_numpy(np.int64)
     found = tables.job_vectors(engine, [int(job_pk[i]) for (fw, hw), suites in plan.items()
                                         for s in suites for i in lanes[(fw, s, hw)]],
                                ("outcomes", "reruns") if reruns else ("outcomes",))
@@ -381,8 +382,9 @@ def _flakiness(store, jobs: pd.DataFrame, wanted: pd.DataFrame) -> pd.DataFrame:
     test grouped again by test (the flaky tests of PyTorch lanes of 250,000 tests are a
     history of 875,000 rows)."""
     engine = tables.open_store(store)
-    lanes, plan, found = _plan(engine, jobs, wanted, True)
-    parts, arrays = [], _job_arrays(jobs)
+    arrays = _job_arrays(jobs)
+    lanes, plan, found = _plan(engine, jobs, arrays["job_pk"], wanted, True)
+    parts = []
     for (fw, hw), suites in plan.items():
         lane = _lane_arrays(arrays, {s: (lanes[(fw, s, hw)], *tests)
                                      for s, tests in suites.items()}, found, True)
