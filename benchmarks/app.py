@@ -8,7 +8,9 @@ in the browser, as a first visit), and again in one context that has loaded the 
 (its scripts in the browser's cache, as a returning visitor's tab). Last, in that tab, each
 page is reached from the one before it by its link in the sidebar (`nav`: how a reader
 moves between pages of an open app; Streamlit runs the page's script over the open
-connection instead of loading the app again). Targets (issue 14): cold <= 2 s, warm <= 1 s.
+connection instead of loading the app again). Last, the app process's peak resident memory
+after all of that, its start-up included. Targets (issue 14): cold <= 2 s, warm <= 1 s, peak
+RSS <= 1 GiB.
 
 The end of a render is the app's own script state (`data-test-script-state` on `stApp`,
 what Streamlit's own browser tests wait for), not the running indicator's absence (it
@@ -27,6 +29,7 @@ browser on this machine is told apart from what the pages add.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import socket
 import statistics
@@ -38,6 +41,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.memory import peak_rss_mb  # noqa: E402
 from benchmarks.stores import demo_store  # noqa: E402
 
 PAGES = ["overview", "tests", "performance", "accuracy", "capabilities", "coverage",
@@ -200,7 +204,9 @@ def navigate(tab, base: str, titles: dict[str, str], repeat: int) -> dict[str, f
 def measure(browser, db: Path, repeat: int) -> dict[str, tuple[float, ...]]:
     """Per page: (cold, warm median, warm median in a context that loaded the app before,
     median reached by its link in that context) seconds; "ready": (seconds from starting
-    `parity serve` to its first answer, 0, 0, 0)."""
+    `parity serve` to its first answer, 0, 0, 0); "rss": (the app process's peak resident
+    memory in MB after every load, its start-up's views included, or NaN where it cannot be
+    read, 0, 0, 0)."""
     proc, base, ready = serve(db)
     out = {"ready": (ready, 0.0, 0.0, 0.0)}
     tab = browser.new_context(viewport=VIEWPORT)
@@ -214,6 +220,8 @@ def measure(browser, db: Path, repeat: int) -> dict[str, tuple[float, ...]]:
             out[name] = (cold, warm, cached)
         by_link = navigate(tab, base, titles, repeat)
         out.update({name: (*out[name], by_link[name]) for name in PAGES})
+        rss = peak_rss_mb(proc.pid)  # `parity serve` became the Streamlit server (execve)
+        out["rss"] = (math.nan if rss is None else rss, 0.0, 0.0, 0.0)
     finally:
         tab.close()
         proc.terminate()
@@ -253,10 +261,16 @@ def main(argv=None) -> int:
         print(f"{name:<14}{cells}")
     print(f"{'(floor)':<14}{bare[0]:>28.2f}{bare[1]:>8.2f}{bare[2]:>8.2f}{'':>8}   a bare "
           f"Streamlit page: a title and a ten-row table")
+    print(f"{'(peak RSS MB)':<14}" + "".join(f"{results[db]['rss'][0]:>28.0f}{'':>24}"
+                                             for db in stores)
+          + "   the app's process, after every load above")
+    rss = max((r for db in stores if not math.isnan(r := results[db]["rss"][0])),
+              default=math.nan)
     print(f"worst first render {worst[0]:.2f} s cold (target 2), {worst[1]:.2f} s warm in a new "
           f"browser context, {worst[2]:.2f} s warm in a tab that loaded the app before, "
           f"{worst[3]:.2f} s reached by its link in an open app (target 1); the bare page: "
-          f"{bare[1]:.2f} s warm, {bare[2]:.2f} s in a tab that loaded it before")
+          f"{bare[1]:.2f} s warm, {bare[2]:.2f} s in a tab that loaded it before; the app "
+          f"process's peak RSS {rss:.0f} MB (target 1024)")
     return 0
 
 

@@ -140,8 +140,7 @@ def yardstick() -> float:
 def probe(url: str, view: str, repeat: int) -> dict:
     """Run in a fresh process: one view, cold then warm, with the process's peak RSS and
     the machine's speed read just before (`yardstick`)."""
-    import resource
-
+    from benchmarks.memory import peak_rss_mb
     from parity.dashboard import frames, tables
 
     speed = yardstick()
@@ -158,8 +157,8 @@ def probe(url: str, view: str, repeat: int) -> dict:
         start = time.perf_counter()
         fn(url, **kwargs)
         warm = min(warm, time.perf_counter() - start)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    return {"cold": cold, "warm": warm, "rss_mb": rss, "rows": rows, "yardstick_ms": speed}
+    return {"cold": cold, "warm": warm, "rss_mb": peak_rss_mb(), "rows": rows,
+            "yardstick_ms": speed}
 
 
 def measure(url: str, view: str, repeat: int) -> dict:

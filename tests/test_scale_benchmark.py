@@ -140,3 +140,31 @@ def test_the_load_benchmarks_bare_page_is_served_as_the_app_is(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(),
+                    reason="a process's own peak memory is read from Linux's /proc")
+def test_peak_rss_is_the_processs_own_not_its_starters():
+    """The peak RSS the benchmarks report (`benchmarks/memory.py`) is the process's own: a
+    probe started by a process that holds 300 MB reports what it used itself, where
+    `getrusage`'s `ru_maxrss` reports the starter's 300 MB (Linux carries it across
+    `execve`). Another process's is read by its pid, as the load benchmark reads the app's."""
+    starter = (
+        "import os, resource, subprocess, sys\n"
+        "held = bytearray(300 * 1024 * 1024)\n"
+        "held[::4096] = b'x' * len(held[::4096])\n"  # every page touched: resident
+        "probe = ('import resource; from benchmarks.memory import peak_rss_mb; '\n"
+        "         'print(peak_rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)')\n"
+        "print(subprocess.run([sys.executable, '-c', probe], capture_output=True, text=True,\n"
+        "                     check=True).stdout.strip())\n"
+        "from benchmarks.memory import peak_rss_mb\n"
+        "print(peak_rss_mb(), peak_rss_mb(os.getpid()))\n")
+    done = subprocess.run([sys.executable, "-c", starter], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    probe, starter_line = done.stdout.splitlines()
+    own, inherited_kib = (float(x) for x in probe.split())
+    assert 0 < own < 100, probe  # an interpreter that imported one small module
+    assert inherited_kib / 1024 >= 300, probe  # what the column reported before
+    mine, by_pid = (float(x) for x in starter_line.split())
+    assert mine >= 300 and by_pid == mine, starter_line
