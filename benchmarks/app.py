@@ -8,7 +8,7 @@ in the browser, as a first visit), and again in one context that has loaded the 
 (its scripts in the browser's cache, as a returning visitor's tab). Last, in that tab, each
 page is reached from the one before it by its link in the sidebar (`nav`: how a reader
 moves between pages of an open app; Streamlit runs the page's script over the open
-connection instead of loading the app again). Last, the app process's peak resident memory
+connection instead of loading the app again). Then the app process's peak resident memory
 after all of that, its start-up included. Targets (issue 14): cold <= 2 s, warm <= 1 s, peak
 RSS <= 1 GiB.
 
