@@ -10,10 +10,10 @@ def peak_rss_mb(pid: int | None = None) -> float | None:
     """The peak resident set size of process `pid` (default this one), in MB: Linux's
     `VmHWM`, the high-water mark of the memory the process has held since it started or
     last replaced its program. Not `getrusage`'s `ru_maxrss`: Linux carries that across
-    `execve` from the process that started it, so every view's probe, started by a
-    `scale.py` that had just built a store, reported that process's 368 MB whatever it
-    used itself (184 MB for the scorecard). Without /proc: this process's `ru_maxrss`, and
-    None for another process."""
+    `execve` from the process that started it, so the views' probes that `scale.py` started
+    after building the SQLite stores reported its 368 MB, whatever they used themselves
+    (184 MB for the scorecard). Without /proc: this process's `ru_maxrss`, and None for
+    another process."""
     try:
         text = Path(f"/proc/{pid or 'self'}/status").read_text()
     except OSError:
