@@ -167,4 +167,5 @@ def test_peak_rss_is_the_processs_own_not_its_starters():
     assert 0 < own < 100, probe  # an interpreter that imported one small module
     assert inherited_kib / 1024 >= 300, probe  # what the column reported before
     mine, by_pid = (float(x) for x in starter_line.split())
-    assert mine >= 300 and by_pid == mine, starter_line
+    # the same process read twice: its high-water mark may rise by a page between the reads
+    assert mine >= 300 and abs(by_pid - mine) < 1, starter_line
